@@ -1,0 +1,33 @@
+"""Audit entry shape (SPEC §8 audit_entry)."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from jobcost.api.serializers import ConstField
+
+
+class AuditEntrySerializer(serializers.Serializer):
+    id = serializers.CharField(read_only=True)
+    object = ConstField("audit_entry")
+    target = serializers.CharField(source="target_id")
+    target_type = serializers.CharField()
+    action = serializers.CharField()
+    actor = serializers.SerializerMethodField()
+    request_id = serializers.CharField(allow_null=True)
+    changes = serializers.JSONField()
+    note = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["api_key", "user", "system"]},
+                "id": {"type": "string", "nullable": True},
+                "role": {"type": "string", "nullable": True},
+            },
+        }
+    )
+    def get_actor(self, entry) -> dict:
+        return {"type": entry.actor_type, "id": entry.actor_id, "role": entry.actor_role}

@@ -1,0 +1,83 @@
+"""Signals that write the audit trail for every audited model (STYLE §7).
+
+`post_init` keeps a snapshot of the loaded values; `post_save` compares and appends one entry
+(created / updated / the transition a service named in `instance._audit_action`), with the
+service's optional `instance._audit_note`; `post_delete` appends `deleted`. Everything runs in
+the saving transaction.
+"""
+
+from django.db.models.signals import post_delete, post_init, post_save
+
+from audit.services import audit_record
+from audit.values import snapshot
+
+
+def audited_models():
+    """The models whose every write lands on the trail."""
+    from jobcost.models import (
+        Account,
+        ApiKey,
+        BudgetLine,
+        Commitment,
+        CostCode,
+        Owner,
+        Project,
+        Vendor,
+    )
+
+    return [Account, ApiKey, Owner, Vendor, Project, CostCode, BudgetLine, Commitment]
+
+
+def _account_id(instance) -> str:
+    return getattr(instance, "account_id", None) or instance.pk
+
+
+def _on_post_init(sender, instance, **kwargs):
+    # Django marks a row loaded from the database (`_state.adding = False`) only after
+    # __init__, so snapshot always: for new instances post_save ignores it.
+    instance._audit_snapshot = snapshot(instance)
+
+
+def _on_post_save(sender, instance, created, raw=False, **kwargs):
+    if raw:
+        return
+    after = snapshot(instance)
+    before = {} if created else (instance.__dict__.get("_audit_snapshot") or {})
+    changes = {
+        name: {"before": before.get(name), "after": value}
+        for name, value in after.items()
+        if created or before.get(name) != value
+    }
+    if created:
+        changes = {k: v for k, v in changes.items() if k != "id" and v["after"] not in (None, "")}
+    action = instance.__dict__.pop("_audit_action", None) or ("created" if created else "updated")
+    note = instance.__dict__.pop("_audit_note", "")
+    if changes or action != "updated" or note:
+        audit_record(
+            target_type=sender.OBJECT,
+            target_id=instance.pk,
+            account_id=_account_id(instance),
+            action=action,
+            changes=changes,
+            note=note,
+        )
+    instance._audit_snapshot = after
+
+
+def _on_post_delete(sender, instance, **kwargs):
+    audit_record(
+        target_type=sender.OBJECT,
+        target_id=instance.pk,
+        account_id=_account_id(instance),
+        action="deleted",
+        changes={k: {"before": v, "after": None} for k, v in snapshot(instance).items()},
+    )
+
+
+def connect() -> None:
+    """Connect the handlers for every audited model (called from AppConfig.ready)."""
+    for model in audited_models():
+        uid = f"audit:{model._meta.label}"
+        post_init.connect(_on_post_init, sender=model, dispatch_uid=uid + ":init")
+        post_save.connect(_on_post_save, sender=model, dispatch_uid=uid + ":save")
+        post_delete.connect(_on_post_delete, sender=model, dispatch_uid=uid + ":delete")

@@ -1,0 +1,38 @@
+"""Field values as the API shows them, for the before/after of audit entries."""
+
+import datetime
+from decimal import Decimal
+
+from django.db import models
+
+from jobcost.api.renderers import format_timestamp
+
+SKIPPED_FIELDS = {"created_at", "updated_at", "secret_hash"}
+
+
+def api_name(field: models.Field) -> str:
+    """`owner_id` → `owner`; other fields keep their name."""
+    return field.name
+
+
+def json_value(value):
+    """Cents stay ints, percents become exact numbers, times become `Z` strings."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, datetime.datetime):
+        return format_timestamp(value)
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return value
+
+
+def snapshot(instance: models.Model) -> dict:
+    """The audited fields of an instance as {api_name: json value}: concrete fields that are
+    loaded (a deferred field is skipped rather than fetched, so snapshots never query)."""
+    values = {}
+    loaded = instance.__dict__
+    for field in instance._meta.concrete_fields:
+        if field.name in SKIPPED_FIELDS or field.attname not in loaded:
+            continue
+        values[api_name(field)] = json_value(loaded[field.attname])
+    return values

@@ -1,0 +1,23 @@
+"""`GET /v1/<collection>/<id>/audit` on every viewset (SPEC §8 audit_entry)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.decorators import action
+
+from audit.models import AuditEntry
+from audit.serializers import AuditEntrySerializer
+
+
+class AuditTrailMixin:
+    """Adds the `audit` route: the object's entries, oldest first, paginated."""
+
+    @extend_schema(
+        summary="List the object's audit trail",
+        description="Append-only history of the object, oldest first.",
+        responses={200: AuditEntrySerializer(many=True)},
+        filters=False,
+    )
+    @action(detail=True, methods=["get"], url_path="audit")
+    def audit(self, request, *args, **kwargs):
+        target = self.get_object()
+        entries = AuditEntry.objects.filter(account_id=self.scope.account_id, target_id=target.pk)
+        return self.render_list(entries, ascending=True, serializer_class=AuditEntrySerializer)

@@ -1,0 +1,21 @@
+"""Root URLs: /v1 (API), /v1/openapi.json and /docs, /healthz and /readyz, /admin/."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+
+from jobcost.views.health import healthz, readyz
+
+urlpatterns = [
+    path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("v1/", include(("jobcost.urls", "v1"), namespace="v1")),
+    path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "jobcost.api.errors.handler400"
+handler403 = "jobcost.api.errors.handler403"
+handler404 = "jobcost.api.errors.handler404"
+handler500 = "jobcost.api.errors.handler500"

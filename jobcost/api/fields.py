@@ -1,0 +1,117 @@
+"""Serializer fields for the API's value types: cents, percentages, prefixed references.
+
+Money is integer cents in the signed 64-bit range; a float, a string or a bool is refused
+with 400 `parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
+most two decimals, kept as `Decimal`.
+"""
+
+from decimal import Decimal, InvalidOperation
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+BIGINT_MAX = 2**63 - 1
+TWO_PLACES = Decimal("0.01")
+
+
+@extend_schema_field({"type": "integer", "format": "int64", "description": "Amount in cents."})
+class CentsField(serializers.Field):
+    """Integer cents. `allow_negative` only where SPEC allows deductive amounts."""
+
+    def __init__(self, *, allow_negative: bool = False, **kwargs):
+        self.allow_negative = allow_negative
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail_invalid("must be an integer number of cents (no decimals, no strings)")
+        low = -BIGINT_MAX if self.allow_negative else 0
+        if data < low or data > BIGINT_MAX:
+            if data < 0 and not self.allow_negative:
+                self.fail_invalid("must not be negative")
+            self.fail_invalid("is out of range")
+        return data
+
+    def fail_invalid(self, why: str):
+        raise serializers.ValidationError(f"{self.field_name} {why}.", code="invalid")
+
+    def to_representation(self, value):
+        return int(value)
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 100,
+        "multipleOf": 0.01,
+        "description": "Percent from 0 to 100, at most two decimals (10 means 10 %).",
+    }
+)
+class PercentField(serializers.Field):
+    """A percentage 0–100 with at most two decimals, returned as an exact `Decimal`."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, Decimal)):
+            raise serializers.ValidationError(
+                f"{self.field_name} must be a number from 0 to 100.", code="invalid"
+            )
+        try:
+            value = Decimal(data)
+        except InvalidOperation as exc:  # pragma: no cover - int/Decimal always convert
+            raise serializers.ValidationError("invalid number", code="invalid") from exc
+        if not value.is_finite() or value < 0 or value > 100:
+            raise serializers.ValidationError(
+                f"{self.field_name} must be from 0 to 100.", code="invalid"
+            )
+        if value != value.quantize(TWO_PLACES):
+            raise serializers.ValidationError(
+                f"{self.field_name} takes at most two decimals.", code="invalid"
+            )
+        return value.quantize(TWO_PLACES)
+
+    def to_representation(self, value):
+        return Decimal(value).quantize(TWO_PLACES)
+
+
+@extend_schema_field(
+    {"type": "number", "description": "Computed percent, two decimals.", "readOnly": True}
+)
+class ComputedPercentField(serializers.ReadOnlyField):
+    """A computed percentage, rounded to two decimals half away from zero."""
+
+    def to_representation(self, value):
+        return Decimal(value).quantize(TWO_PLACES)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class RefField(serializers.Field):
+    """A reference to another object by prefixed ID, resolved in the key's visibility.
+
+    `resolver(view, id) -> instance | None` returns the visible object; anything else is
+    404 `resource_missing` with `param` (SPEC §2: other accounts' objects do not exist).
+    """
+
+    def __init__(self, *, prefix: str, resolver, **kwargs):
+        self.prefix = prefix
+        self.resolver = resolver
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        from jobcost.api.errors import NotFound
+        from jobcost.api.ids import has_prefix
+
+        if not isinstance(data, str):
+            raise serializers.ValidationError(
+                f"{self.field_name} must be a `{self.prefix}_` ID.", code="invalid"
+            )
+        instance = (
+            self.resolver(self.context.get("view"), data) if has_prefix(data, self.prefix) else None
+        )
+        if instance is None:
+            raise NotFound(f"No such {self.prefix}_ object: '{data}'.", param=self.field_name)
+        return instance
+
+    def to_representation(self, value):
+        return value if isinstance(value, str) else value.pk

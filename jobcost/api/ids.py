@@ -1,0 +1,54 @@
+"""Prefixed, opaque object IDs (SPEC §1).
+
+An ID is `<prefix>_<24 base62 characters>`: about 142 random bits from `secrets`, URL-safe,
+never derived from a database sequence.
+"""
+
+import secrets
+import string
+from functools import partial
+
+_ALPHABET = string.ascii_letters + string.digits
+_LENGTH = 24
+
+PREFIXES = {
+    "account": "acct",
+    "api_key": "key",
+    "owner": "own",
+    "vendor": "vnd",
+    "project": "prj",
+    "cost_code": "cc",
+    "budget_line": "bl",
+    "commitment": "cmt",
+    "change_order": "co",
+    "invoice": "inv",
+    "lien_waiver": "lw",
+    "pay_app": "pa",
+    "rfi": "rfi",
+    "daily_log": "dl",
+    "agent_action": "aa",
+    "webhook_endpoint": "we",
+    "event": "evt",
+    "webhook_delivery": "wd",
+    "audit_entry": "aud",
+    "request": "req",
+    "cursor": "cur",
+}
+
+
+def new_id(prefix: str) -> str:
+    """Return a fresh ID such as `prj_4Fq...` for the given prefix (without underscore)."""
+    return prefix + "_" + "".join(secrets.choice(_ALPHABET) for _ in range(_LENGTH))
+
+
+def id_factory(prefix: str):
+    """A zero-argument callable for a model field's `default` (migrations serialize it)."""
+    return partial(new_id, prefix)
+
+
+def has_prefix(value: str, prefix: str) -> bool:
+    """True when `value` looks like an ID of this prefix (right prefix, sane characters)."""
+    if not isinstance(value, str) or not value.startswith(prefix + "_"):
+        return False
+    rest = value[len(prefix) + 1 :]
+    return 0 < len(rest) <= 64 and all(c in _ALPHABET for c in rest)

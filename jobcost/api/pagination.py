@@ -1,0 +1,144 @@
+"""Keyset pagination with opaque, signed `cur_` cursors (SPEC §4).
+
+Lists are ordered by (created_at, id), newest first (audit trails oldest first). A cursor
+holds the last row's key and the list path, signed with SECRET_KEY, so a tampered cursor or
+one from another list is 400 `cursor_invalid`. Because the next page starts strictly after
+the last key seen, rows inserted meanwhile never make a page repeat or skip an older row.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import hmac
+
+from django.conf import settings
+from django.db.models import Q, QuerySet
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+
+from jobcost.api.errors import InvalidRequest
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+
+
+def parse_limit(raw: str | None) -> int:
+    """`limit` 1–100 (default 25); anything else is 400 `parameter_invalid`, param `limit`."""
+    if raw is None:
+        return DEFAULT_LIMIT
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+        raise InvalidRequest(
+            f"limit must be an integer from 1 to {MAX_LIMIT}; got '{raw}'.", param="limit"
+        )
+    return int(raw)
+
+
+def _sign(payload: bytes) -> bytes:
+    return hmac.new(settings.SECRET_KEY.encode(), payload, hashlib.sha256).digest()[:16]
+
+
+def encode_cursor(created_at: datetime.datetime, pk: str, scope: str) -> str:
+    """`cur_` + urlsafe base64 of "created_at|id|scope" and its 128-bit HMAC."""
+    payload = f"{created_at.isoformat()}|{pk}|{scope}".encode()
+    token = base64.urlsafe_b64encode(payload + _sign(payload)).decode().rstrip("=")
+    return "cur_" + token
+
+
+def decode_cursor(cursor: str, scope: str) -> tuple[datetime.datetime, str]:
+    """The (created_at, id) a cursor points after; 400 `cursor_invalid` when it was altered,
+    is malformed, or belongs to another list."""
+    invalid = InvalidRequest(
+        "The cursor is invalid: pass back the next_cursor of this list unchanged.",
+        code="cursor_invalid",
+        param="cursor",
+    )
+    if not cursor.startswith("cur_"):
+        raise invalid
+    try:
+        token = cursor[4:]
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        payload, signature = raw[:-16], raw[-16:]
+        if not hmac.compare_digest(signature, _sign(payload)):
+            raise invalid
+        created, pk, cursor_scope = payload.decode().split("|", 2)
+        if cursor_scope != scope:
+            raise invalid
+        return datetime.datetime.fromisoformat(created), pk
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise invalid from exc
+
+
+class CursorPagination(BasePagination):
+    """The one paginator. `ascending=True` for audit trails (oldest first)."""
+
+    def paginate_queryset(self, queryset: QuerySet, request, view=None, ascending: bool = False):
+        self.request = request
+        limit = parse_limit(request.query_params.get("limit"))
+        scope = request.path
+        cursor = request.query_params.get("cursor")
+        if ascending:
+            queryset = queryset.order_by("created_at", "id")
+        else:
+            queryset = queryset.order_by("-created_at", "-id")
+        if cursor:
+            created, pk = decode_cursor(cursor, scope)
+            if ascending:
+                after = Q(created_at__gt=created) | Q(created_at=created, id__gt=pk)
+            else:
+                after = Q(created_at__lt=created) | Q(created_at=created, id__lt=pk)
+            queryset = queryset.filter(after)
+        rows = list(queryset[: limit + 1])
+        self.has_more = len(rows) > limit
+        rows = rows[:limit]
+        self.next_cursor = (
+            encode_cursor(rows[-1].created_at, rows[-1].pk, scope)
+            if self.has_more and rows
+            else None
+        )
+        return rows
+
+    def get_paginated_response(self, data) -> Response:
+        return Response(self.list_body(data))
+
+    def list_body(self, data) -> dict:
+        """The list object of SPEC §4 / the draft's list object."""
+        return {
+            "object": "list",
+            "url": self.request.path,
+            "has_more": self.has_more,
+            "next_cursor": self.next_cursor,
+            "data": data,
+        }
+
+    def get_paginated_response_schema(self, schema):
+        return {
+            "type": "object",
+            "required": ["object", "url", "has_more", "next_cursor", "data"],
+            "properties": {
+                "object": {"type": "string", "enum": ["list"]},
+                "url": {"type": "string", "example": "/v1/projects"},
+                "has_more": {"type": "boolean"},
+                "next_cursor": {"type": "string", "nullable": True, "example": "cur_…"},
+                "data": schema,
+            },
+        }
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": "limit",
+                "in": "query",
+                "required": False,
+                "description": "Page size, 1 to 100 (default 25).",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 25},
+            },
+            {
+                "name": "cursor",
+                "in": "query",
+                "required": False,
+                "description": "The next_cursor of the previous page.",
+                "schema": {"type": "string"},
+            },
+        ]

@@ -1,0 +1,76 @@
+"""The SPEC §2 role matrix, in one place for every endpoint.
+
+Each route needs one capability, found from the view's basename and action: first in
+`ROUTE_CAPABILITY`, then in `ACTION_CAPABILITY`. A route in neither is refused (and the
+route × role test fails), so a new endpoint cannot ship without a policy.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ImproperlyConfigured
+
+from jobcost.api.errors import Forbidden
+from jobcost.models import Role
+
+READ = "read"
+WRITE = "write"
+APPROVE = "approve"
+PROPOSE = "propose"
+MANAGE_WEBHOOKS = "manage_webhooks"
+
+ROLE_CAPABILITIES: dict[str, frozenset[str]] = {
+    Role.ADMIN: frozenset({READ, WRITE, APPROVE, PROPOSE, MANAGE_WEBHOOKS}),
+    Role.MANAGER: frozenset({READ, WRITE, APPROVE, PROPOSE}),
+    Role.MEMBER: frozenset({READ, WRITE, PROPOSE}),
+    Role.VIEWER: frozenset({READ}),
+    Role.AGENT: frozenset({READ, WRITE, PROPOSE}),
+}
+
+ACTION_CAPABILITY: dict[str, str] = {
+    "list": READ,
+    "retrieve": READ,
+    "audit": READ,
+    "create": WRITE,
+    "partial_update": WRITE,
+    "execute": APPROVE,
+    "close": APPROVE,
+    "void": APPROVE,
+    "approve": APPROVE,
+    "reject": APPROVE,
+    "mark_paid": APPROVE,
+}
+
+# (basename, action) → capability, where the action name alone does not decide.
+ROUTE_CAPABILITY: dict[tuple[str, str], str] = {}
+
+# Routes a project-restricted key may never call (SPEC §2: it cannot create projects).
+UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
+
+
+def capability_for(basename: str, action: str) -> str:
+    """The capability a route needs; ImproperlyConfigured when the route has no policy."""
+    capability = ROUTE_CAPABILITY.get((basename, action)) or ACTION_CAPABILITY.get(action)
+    if capability is None:
+        raise ImproperlyConfigured(f"No role policy for route {basename}.{action}")
+    return capability
+
+
+def authorize(*, role: str, restricted: bool, basename: str, action: str) -> None:
+    """Raise 403 unless a key of `role` may call the route.
+
+    Agent keys on an approve/reject/void/execute/close/mark-paid route get
+    `agent_cannot_approve`; everything else refused gets `role_forbidden`.
+    """
+    capability = capability_for(basename, action)
+    if capability == APPROVE and role == Role.AGENT:
+        raise Forbidden(
+            "Agent keys cannot approve, reject, void, execute, close or mark paid; "
+            "propose an agent action for a person to approve.",
+            code="agent_cannot_approve",
+        )
+    if capability not in ROLE_CAPABILITIES.get(role, frozenset()):
+        raise Forbidden(f"A {role} key may not {action.replace('_', ' ')} {basename}.")
+    if restricted and (basename, action) in UNRESTRICTED_ONLY:
+        raise Forbidden(
+            f"A key restricted to projects may not {action.replace('_', ' ')} {basename}."
+        )

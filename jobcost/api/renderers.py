@@ -1,0 +1,41 @@
+"""JSON rendering with exact decimals and UTC `Z` timestamps (SPEC §1)."""
+
+import datetime
+import json
+from decimal import Decimal
+
+from rest_framework.renderers import JSONRenderer
+
+
+class _Encoder(json.JSONEncoder):
+    def default(self, o):
+        if isinstance(o, Decimal):
+            # Percentages carry at most 2 decimals, so the shortest float repr is exact.
+            return int(o) if o == o.to_integral_value() else float(o)
+        if isinstance(o, datetime.datetime):
+            return format_timestamp(o)
+        if isinstance(o, datetime.date):
+            return o.isoformat()
+        return super().default(o)
+
+
+def format_timestamp(value: datetime.datetime) -> str:
+    """ISO 8601 in UTC with a `Z` and whole seconds: `2026-11-20T14:03:07Z`."""
+    return value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class JobcostJSONRenderer(JSONRenderer):
+    """application/json; compact; charset utf-8."""
+
+    encoder_class = _Encoder
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if data is None:
+            return b""
+        return json.dumps(data, cls=_Encoder, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def dumps(data) -> str:
+    """Serialize like the API does (used to store idempotent responses)."""
+    return json.dumps(data, cls=_Encoder, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,22 @@
+"""Dated API versions (SPEC §7): the key's pinned version, or `Jobcost-Version` per request."""
+
+from django.conf import settings
+
+from jobcost.api.errors import InvalidRequest
+
+HEADER = "Jobcost-Version"
+
+
+def resolve_version(request, api_key) -> str:
+    """The version for this request; 400 `api_version_unknown` for an unknown header value."""
+    requested = request.headers.get(HEADER)
+    if requested is None:
+        return api_key.api_version
+    if requested not in settings.JOBCOST_API_VERSIONS:
+        known = ", ".join(settings.JOBCOST_API_VERSIONS)
+        raise InvalidRequest(
+            f"Unknown API version '{requested}'. Known: {known}.",
+            code="api_version_unknown",
+            param=HEADER,
+        )
+    return requested

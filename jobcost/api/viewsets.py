@@ -1,0 +1,217 @@
+"""The base viewset: the request pipeline every /v1 endpoint shares.
+
+authenticate (401) → rate limit (429) → version (400) → role policy (403) → for POST/PATCH:
+Idempotency-Key (400), media type (415), JSON (400), then the idempotent, atomic handler →
+envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework import viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from audit.context import Actor, _current, set_idempotency_key
+from jobcost.api import idempotency, ratelimit
+from jobcost.api.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
+from jobcost.api.expand import expand, parse_expand
+from jobcost.api.filters import apply_filters
+from jobcost.api.ids import has_prefix
+from jobcost.api.scope import Scope
+from jobcost.api.versioning import resolve_version
+
+WRITE_METHODS = ("POST", "PATCH")
+
+
+def client_ip(request) -> str:
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+class JobcostViewSet(viewsets.GenericViewSet):
+    """Subclasses set `serializer_class` (the output shape, which names its `selector`),
+    `id_prefix`, and optionally `filterset_class`; handlers call `parse`, `render` and
+    `render_list` and one service or selector."""
+
+    id_prefix: str = ""
+    filterset_class = None
+    lookup_value_regex = "[^/]+"
+    scope: Scope
+
+    # --- pipeline -------------------------------------------------------------------------
+    def dispatch(self, request, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        request = self.initialize_request(request, *args, **kwargs)
+        self.request = request
+        self.headers = self.default_response_headers
+        self._rate_headers: dict[str, str] = {}
+        self._actor_token = None
+        try:
+            self.initial(request, *args, **kwargs)
+            method = request.method.lower()
+            if method in self.http_method_names:
+                handler = getattr(self, method, self.http_method_not_allowed)
+            else:
+                handler = self.http_method_not_allowed
+            if request.method in WRITE_METHODS and handler != self.http_method_not_allowed:
+                response = self.run_write(request, handler, *args, **kwargs)
+            elif request.method == "DELETE":
+                with transaction.atomic():
+                    response = self.run_handler(request, handler, *args, **kwargs)
+            else:
+                response = handler(request, *args, **kwargs)
+        except Exception as exc:
+            response = self.handle_exception(exc)
+        finally:
+            if self._actor_token is not None:
+                _current.reset(self._actor_token)
+        self.response = self.finalize_response(request, response, *args, **kwargs)
+        return self.response
+
+    def initial(self, request: Request, *args, **kwargs) -> None:
+        self.format_kwarg = self.get_format_suffix(**kwargs)
+        neg = self.perform_content_negotiation(request)
+        request.accepted_renderer, request.accepted_media_type = neg
+        try:
+            self.perform_authentication(request)
+        except Unauthenticated:
+            self.apply_rate_limit("ip:" + client_ip(request))
+            raise
+        key = request.auth
+        self.apply_rate_limit(
+            key.account_id,
+            rate=key.account.rate_limit_per_second,
+            burst=key.account.rate_limit_burst,
+        )
+        version = resolve_version(request, key)
+        request.version = version
+        request._request.jobcost_version = version
+        self.scope = Scope.for_key(key)
+        self._actor_token = _current.set(
+            Actor(
+                type="api_key",
+                id=key.pk,
+                role=key.role,
+                request_id=getattr(request._request, "request_id", None),
+            )
+        )
+        self.check_permissions(request)
+
+    def apply_rate_limit(self, bucket: str, rate=None, burst=None) -> None:
+        decision = ratelimit.take(bucket, rate=rate, burst=burst)
+        self._rate_headers = decision.headers()
+        if not decision.allowed:
+            raise RateLimited(
+                "Too many requests for this account; retry after the Retry-After seconds.",
+                headers={"Retry-After": self._rate_headers["Retry-After"]},
+            )
+
+    def run_handler(self, request, handler, *args, **kwargs):
+        """Run the handler in a savepoint; an error response rolls its writes back."""
+        with transaction.atomic():
+            try:
+                return handler(request, *args, **kwargs)
+            except Exception as exc:
+                return self.handle_exception(exc)
+
+    def run_write(self, request, handler, *args, **kwargs):
+        """POST/PATCH: Idempotency-Key, JSON body, then the idempotent atomic run."""
+        key = idempotency.read_key(request)
+        raw = request._request.body
+        content_type = request.content_type.split(";")[0].strip().lower()
+        if raw.strip() and content_type != "application/json":
+            raise UnsupportedMediaType(
+                "Request bodies must be JSON: send Content-Type: application/json."
+            )
+        data = request.data  # parse now: 400 json_invalid before anything runs
+        set_idempotency_key(key)
+        sha = idempotency.body_sha256(data)
+        api_key_id = request.auth.pk
+        with transaction.atomic():
+            if not idempotency.try_lock(api_key_id, key):
+                raise idempotency.in_use()
+            record = idempotency.find(api_key_id, key)
+            if record is not None:
+                idempotency.check_matches(record, request.method, request.path, sha)
+                return idempotency.replay(record)
+            response = self.run_handler(request, handler, *args, **kwargs)
+            response = self.finalize_response(request, response, *args, **kwargs)
+            response.render()
+            if idempotency.is_storable(response.status_code):
+                idempotency.store(
+                    api_key_id=api_key_id,
+                    key=key,
+                    method=request.method,
+                    path=request.path,
+                    sha=sha,
+                    response=response,
+                )
+            return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        for name, value in self._rate_headers.items():
+            response[name] = value
+        version = getattr(request, "version", None)
+        if version:
+            response["Jobcost-Version"] = version
+        return response
+
+    # --- helpers for handlers -------------------------------------------------------------
+    def get_queryset(self):
+        return self.serializer_class.selector(self.scope)
+
+    def get_object(self):
+        pk = self.kwargs.get("pk", "")
+        obj = None
+        if has_prefix(pk, self.id_prefix):
+            obj = self.get_queryset().filter(pk=pk).first()
+        if obj is None:
+            raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
+        return obj
+
+    def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
+        """Validate the body (shape and types only); returns validated data."""
+        serializer = serializer_class(
+            instance=instance,
+            data=self.request.data,
+            partial=partial,
+            context={"view": self, "request": self.request},
+        )
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def expand_paths(self, *, is_list: bool):
+        return parse_expand(self.request.query_params, self.serializer_class, is_list=is_list)
+
+    def render(self, instance, status: int = 200) -> Response:
+        """Serialize one object (re-read through the selector so computed fields are fresh)."""
+        paths = self.expand_paths(is_list=False)
+        fresh = self.get_queryset().get(pk=instance.pk)
+        data = dict(self.serializer_class(fresh, context=self.get_serializer_context()).data)
+        expand([data], paths, self.serializer_class, self)
+        return Response(data, status=status)
+
+    def render_list(self, queryset, *, ascending: bool = False, serializer_class=None):
+        """Filter, paginate and serialize a list; expand `data.` paths."""
+        serializer_class = serializer_class or self.serializer_class
+        paths = self.expand_paths(is_list=True) if serializer_class is self.serializer_class else []
+        params = self.request.query_params
+        queryset = apply_filters(
+            self.filterset_class if serializer_class is self.serializer_class else None,
+            params,
+            queryset,
+            self.request,
+        )
+        rows = self.paginator.paginate_queryset(queryset, self.request, self, ascending=ascending)
+        context = self.get_serializer_context()
+        data = [dict(serializer_class(row, context=context).data) for row in rows]
+        expand(data, paths, serializer_class, self)
+        return self.paginator.get_paginated_response(data)
+
+    # --- default handlers -----------------------------------------------------------------
+    def list(self, request, *args, **kwargs):
+        return self.render_list(self.get_queryset())
+
+    def retrieve(self, request, *args, **kwargs):
+        return self.render(self.get_object())

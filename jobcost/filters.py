@@ -1,0 +1,71 @@
+"""FilterSets for every list (SPEC §4): the draft's filters plus project, status, vendor,
+cost_code, created[gte]/created[lt] where they apply."""
+
+import django_filters
+
+from jobcost.api.filters import JobcostFilterSet
+from jobcost.models import (
+    BudgetLine,
+    Commitment,
+    CommitmentStatus,
+    CommitmentType,
+    CostCode,
+    CostType,
+    Owner,
+    Project,
+    ProjectStatus,
+    Vendor,
+)
+
+
+class OwnerFilter(JobcostFilterSet):
+    class Meta:
+        model = Owner
+        fields = []
+
+
+class VendorFilter(JobcostFilterSet):
+    trade = django_filters.CharFilter(field_name="trade", lookup_expr="iexact")
+
+    class Meta:
+        model = Vendor
+        fields = []
+
+
+class ProjectFilter(JobcostFilterSet):
+    status = django_filters.ChoiceFilter(choices=ProjectStatus.choices)
+    owner = django_filters.CharFilter(field_name="owner_id")
+
+    class Meta:
+        model = Project
+        fields = []
+
+
+class CostCodeFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    cost_type = django_filters.ChoiceFilter(choices=CostType.choices)
+
+    class Meta:
+        model = CostCode
+        fields = []
+
+
+class BudgetLineFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    cost_code = django_filters.CharFilter(field_name="cost_code_id")
+
+    class Meta:
+        model = BudgetLine
+        fields = []
+
+
+class CommitmentFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    vendor = django_filters.CharFilter(field_name="vendor_id")
+    cost_code = django_filters.CharFilter(field_name="cost_code_id")
+    status = django_filters.ChoiceFilter(choices=CommitmentStatus.choices)
+    type = django_filters.ChoiceFilter(choices=CommitmentType.choices)
+
+    class Meta:
+        model = Commitment
+        fields = []

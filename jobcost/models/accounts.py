@@ -1,0 +1,71 @@
+"""Accounts (contractor companies) and their API keys (SPEC §2)."""
+
+from django.db import models
+from django.db.models import Q
+
+from jobcost.models.base import TimestampedModel, prefixed_id
+
+
+class Account(TimestampedModel):
+    """A contractor company. Every object belongs to exactly one account.
+
+    `rate_limit_per_second` / `rate_limit_burst` override the settings' token bucket
+    (SPEC §6) when set.
+    """
+
+    OBJECT = "account"
+    id = prefixed_id("acct")
+    name = models.CharField(max_length=200, unique=True)
+    rate_limit_per_second = models.PositiveIntegerField(null=True, blank=True)
+    rate_limit_burst = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    """What a key may do (SPEC §2 table)."""
+
+    ADMIN = "admin", "Admin"
+    MANAGER = "manager", "Manager"
+    MEMBER = "member", "Member"
+    VIEWER = "viewer", "Viewer"
+    AGENT = "agent", "Agent"
+
+
+class ApiKey(TimestampedModel):
+    """A Bearer key. Only the SHA-256 of the secret is stored; `secret_hint` keeps the
+    environment prefix and last 4 characters for display. Optionally restricted to projects:
+    then every other project and its children are invisible to it."""
+
+    OBJECT = "api_key"
+    id = prefixed_id("key")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="api_keys")
+    name = models.CharField(max_length=200, blank=True)
+    role = models.CharField(max_length=16, choices=Role.choices)
+    secret_hash = models.CharField(max_length=64, unique=True, editable=False)
+    secret_hint = models.CharField(max_length=40, editable=False)
+    api_version = models.CharField(max_length=40)
+    projects = models.ManyToManyField("jobcost.Project", blank=True, related_name="+")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=[r.value for r in Role]), name="apikey_role_valid"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name or self.id} ({self.role}, {self.secret_hint})"
+
+    # DRF treats the authenticated principal as a user; a key is always authenticated.
+    is_authenticated = True
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None

@@ -1,0 +1,28 @@
+"""Shared model pieces: prefixed IDs, timestamps, account ownership."""
+
+from django.db import models
+from django.utils import timezone
+
+from jobcost.api.ids import id_factory
+
+
+def prefixed_id(prefix: str) -> models.CharField:
+    """The primary key field: `<prefix>_<opaque>` generated in Python, never a sequence."""
+    return models.CharField(
+        primary_key=True, max_length=40, default=id_factory(prefix), editable=False
+    )
+
+
+class TimestampedModel(models.Model):
+    """`created_at` set once at insert, `updated_at` on every save (SPEC §1)."""
+
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+def list_index(name: str, *scope: str) -> models.Index:
+    """The keyset index behind every list: scope columns, then (created_at, id) newest first."""
+    return models.Index(fields=[*scope, "-created_at", "-id"], name=name)

@@ -1,0 +1,169 @@
+"""Projects, cost codes and budget lines (SPEC §8, §9)."""
+
+from django.db import models
+from django.db.models import Q
+
+from jobcost.models.accounts import Account
+from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.parties import Owner
+
+
+class ProjectStatus(models.TextChoices):
+    BID = "bid", "Bid"
+    ACTIVE = "active", "Active"
+    CLOSEOUT = "closeout", "Closeout"
+    CLOSED = "closed", "Closed"
+
+
+class Project(TimestampedModel):
+    """A construction job under a prime contract with an owner.
+
+    Stored money: `contract_amount` (original contract, cents) and `approved_changes` (sum of
+    approved owner change orders, cents, moved only by change-order services with F()
+    updates). Everything else on the API object is computed by `selectors.projects`.
+    """
+
+    OBJECT = "project"
+    COLLECTION = "projects"
+    id = prefixed_id("prj")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="projects")
+    number = models.CharField(max_length=60)
+    name = models.CharField(max_length=200)
+    status = models.CharField(
+        max_length=16, choices=ProjectStatus.choices, default=ProjectStatus.BID
+    )
+    owner = models.ForeignKey(Owner, on_delete=models.PROTECT, related_name="projects")
+    contract_amount = models.BigIntegerField()
+    approved_changes = models.BigIntegerField(default=0, editable=False)
+    retainage_pct = models.DecimalField(max_digits=5, decimal_places=2, default=0)
+    currency = models.CharField(max_length=3, default="usd")
+
+    class Meta:
+        indexes = [list_index("project_list", "account")]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "number"], name="project_number_unique"),
+            models.CheckConstraint(
+                condition=Q(contract_amount__gte=0), name="project_contract_gte_0"
+            ),
+            models.CheckConstraint(
+                condition=Q(retainage_pct__gte=0, retainage_pct__lte=100),
+                name="project_retainage_0_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in ProjectStatus]),
+                name="project_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__regex=r"^[a-z]{3}$"), name="project_currency_iso"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.name}"
+
+
+class CostType(models.TextChoices):
+    LABOR = "labor", "Labor"
+    MATERIAL = "material", "Material"
+    EQUIPMENT = "equipment", "Equipment"
+    SUBCONTRACT = "subcontract", "Subcontract"
+    OTHER = "other", "Other"
+
+
+class CostCode(TimestampedModel):
+    """A line of the job's cost breakdown (e.g. CSI `03-300` Cast-in-place concrete).
+
+    `scheduled_value` is this code's share of the contract: its G703 row (cents).
+    """
+
+    OBJECT = "cost_code"
+    COLLECTION = "cost-codes"
+    id = prefixed_id("cc")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cost_codes")
+    code = models.CharField(max_length=40)
+    name = models.CharField(max_length=200)
+    cost_type = models.CharField(max_length=16, choices=CostType.choices, default=CostType.OTHER)
+    scheduled_value = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [list_index("costcode_list", "account")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "code"], name="costcode_code_unique"),
+            models.CheckConstraint(condition=Q(scheduled_value__gte=0), name="costcode_sv_gte_0"),
+            models.CheckConstraint(
+                condition=Q(cost_type__in=[c.value for c in CostType]), name="costcode_type_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+    @property
+    def currency(self) -> str:
+        return self.project.currency
+
+
+class BudgetLine(TimestampedModel):
+    """The cost budget of one cost code (one per project and cost code).
+
+    Stored: `original_amount`, `approved_changes` (from owner change orders' budget amounts),
+    `committed` (revised amounts of executed and closed commitments on the code), `actual`
+    (approved invoice lines posted to the code) and `cost_to_complete_estimate` (the PATCHed
+    estimate, null while never set). The counters move only by F() updates in the services
+    that change their sources, in the same transaction, so they are exact at every read.
+    `revised_amount`, `cost_to_complete`, `projected_cost` and `variance` are computed
+    (SPEC §9, `selectors.rollups`).
+    """
+
+    OBJECT = "budget_line"
+    COLLECTION = "budgets"
+    id = prefixed_id("bl")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="budget_lines")
+    cost_code = models.OneToOneField(CostCode, on_delete=models.PROTECT, related_name="budget_line")
+    original_amount = models.BigIntegerField(default=0)
+    approved_changes = models.BigIntegerField(default=0, editable=False)
+    committed = models.BigIntegerField(default=0, editable=False)
+    actual = models.BigIntegerField(default=0, editable=False)
+    cost_to_complete_estimate = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [list_index("budgetline_list", "account")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(original_amount__gte=0), name="budget_original_gte_0"
+            ),
+            models.CheckConstraint(
+                condition=Q(cost_to_complete_estimate__isnull=True)
+                | Q(cost_to_complete_estimate__gte=0),
+                name="budget_ctc_gte_0",
+            ),
+            models.CheckConstraint(condition=Q(actual__gte=0), name="budget_actual_gte_0"),
+            models.CheckConstraint(condition=Q(committed__gte=0), name="budget_committed_gte_0"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Budget {self.cost_code_id}"
+
+    @property
+    def revised_amount(self) -> int:
+        return self.original_amount + self.approved_changes
+
+    @property
+    def cost_to_complete(self) -> int:
+        from jobcost.selectors.rollups import budget_cost_to_complete
+
+        return budget_cost_to_complete(self)
+
+    @property
+    def projected_cost(self) -> int:
+        return self.actual + self.cost_to_complete
+
+    @property
+    def variance(self) -> int:
+        return self.revised_amount - self.projected_cost
+
+    @property
+    def currency(self) -> str:
+        return self.project.currency

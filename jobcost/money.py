@@ -1,0 +1,28 @@
+"""Exact money arithmetic (SPEC §1 Rounding): integer cents, Decimal ratios, rounding to the
+cent half away from zero, once per line."""
+
+from decimal import ROUND_HALF_UP, Decimal
+
+HUNDRED = Decimal(100)
+TWO_PLACES = Decimal("0.01")
+
+
+def round_cents(value: Decimal) -> int:
+    """Round a Decimal amount of cents to a whole cent, half away from zero
+    (`ROUND_HALF_UP` in Python's decimal module rounds ties away from zero)."""
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def percent_of(amount_cents: int, pct: Decimal) -> int:
+    """`amount × pct / 100`, rounded to the cent: e.g. retainage on a G703 row."""
+    return round_cents(Decimal(amount_cents) * Decimal(pct) / HUNDRED)
+
+
+def ratio_pct(numerator: int, denominator: int) -> Decimal:
+    """`numerator / denominator × 100` to two decimals, half away from zero; 0 when the
+    denominator is 0."""
+    if denominator == 0:
+        return Decimal(0).quantize(TWO_PLACES)
+    return (Decimal(numerator) * HUNDRED / Decimal(denominator)).quantize(
+        TWO_PLACES, rounding=ROUND_HALF_UP
+    )

@@ -1,0 +1,1 @@
+"""API shapes (output) and request bodies (input), per resource."""

@@ -1,0 +1,65 @@
+"""Commitment shape (SPEC §8, §9: revised_amount, billed_to_date, remaining)."""
+
+from rest_framework import serializers
+
+from jobcost.api.fields import CentsField, PercentField
+from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.models import CommitmentStatus, CommitmentType
+from jobcost.selectors import visible
+from jobcost.serializers.refs import cost_code_ref, project_ref, vendor_ref
+
+
+class CommitmentSerializer(ResourceSerializer):
+    object_name, collection = "commitment", "commitments"
+    selector = staticmethod(visible.commitment_list)
+    expandable = {
+        "project": "jobcost.serializers.projects.ProjectSerializer",
+        "vendor": "jobcost.serializers.parties.VendorSerializer",
+        "cost_code": "jobcost.serializers.budgets.CostCodeSerializer",
+    }
+
+    project = serializers.CharField(source="project_id")
+    number = serializers.CharField()
+    type = serializers.ChoiceField(choices=CommitmentType.choices)
+    status = serializers.ChoiceField(choices=CommitmentStatus.choices, read_only=True)
+    vendor = serializers.CharField(source="vendor_id")
+    vendor_name = serializers.CharField(source="vendor.name", read_only=True)
+    cost_code = serializers.CharField(source="cost_code_id", allow_null=True)
+    description = serializers.CharField(allow_blank=True)
+    currency = serializers.CharField(read_only=True)
+    original_amount = CentsField()
+    approved_changes = CentsField(allow_negative=True, read_only=True)
+    revised_amount = CentsField(allow_negative=True, read_only=True)
+    billed_to_date = CentsField(read_only=True)
+    remaining = CentsField(allow_negative=True, read_only=True)
+    retainage_pct = PercentField()
+    executed_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    closed_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    voided_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class CommitmentCreateSerializer(InputSerializer):
+    output = CommitmentSerializer
+    project = project_ref()
+    vendor = vendor_ref()
+    type = serializers.ChoiceField(choices=CommitmentType.choices)
+    original_amount = CentsField()
+    number = serializers.CharField(max_length=60, required=False)
+    cost_code = cost_code_ref(required=False, allow_null=True)
+    retainage_pct = PercentField(required=False)
+    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+
+
+class CommitmentUpdateSerializer(InputSerializer):
+    output = CommitmentSerializer
+    number = serializers.CharField(max_length=60, required=False)
+    type = serializers.ChoiceField(choices=CommitmentType.choices, required=False)
+    vendor = vendor_ref(required=False)
+    cost_code = cost_code_ref(required=False, allow_null=True)
+    original_amount = CentsField(required=False)
+    retainage_pct = PercentField(required=False)
+    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+
+
+class EmptySerializer(InputSerializer):
+    """Transition endpoints take no body fields."""

@@ -1,0 +1,72 @@
+"""API keys: create (secret returned once) and revoke (SPEC §2)."""
+
+from __future__ import annotations
+
+import secrets
+import string
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from jobcost.api.authentication import hash_secret
+from jobcost.api.errors import InvalidRequest
+from jobcost.models import Account, ApiKey, Project, Role
+from jobcost.services.common import save_audited
+
+_ALPHABET = string.ascii_letters + string.digits
+
+
+@transaction.atomic
+def account_get_or_create(*, name: str) -> Account:
+    """The account of that name, created when new."""
+    account = Account.objects.filter(name=name).first()
+    return account or save_audited(Account(name=name))
+
+
+@transaction.atomic
+def api_key_create(
+    *,
+    account: Account,
+    role: str,
+    name: str = "",
+    projects: list[Project] | tuple[Project, ...] = (),
+    env: str | None = None,
+) -> tuple[ApiKey, str]:
+    """Create a key and return (key, secret). The secret `jc_<env>_<40 base62 chars>` (~238
+    bits) is never stored; only its SHA-256 is. The key is pinned to the newest API version.
+    Raises 400 for an unknown role or a project of another account."""
+    if role not in Role.values:
+        raise InvalidRequest(
+            f"Unknown role '{role}'. Roles: {', '.join(Role.values)}.", param="role"
+        )
+    for project in projects:
+        if project.account_id != account.pk:
+            raise InvalidRequest(
+                f"Project {project.pk} belongs to another account.", param="project"
+            )
+    env = env or settings.JOBCOST_API_KEY_ENV
+    secret = f"jc_{env}_" + "".join(secrets.choice(_ALPHABET) for _ in range(40))
+    key = save_audited(
+        ApiKey(
+            account=account,
+            name=name,
+            role=role,
+            secret_hash=hash_secret(secret),
+            secret_hint=f"jc_{env}_…{secret[-4:]}",
+            api_version=settings.JOBCOST_API_VERSIONS[-1],
+        )
+    )
+    if projects:
+        key.projects.set(projects)
+    return key, secret
+
+
+@transaction.atomic
+def api_key_revoke(*, api_key_id: str) -> ApiKey:
+    """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent."""
+    key = ApiKey.objects.select_for_update().get(pk=api_key_id)
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        save_audited(key, action="revoked")
+    return key

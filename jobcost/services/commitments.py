@@ -1,0 +1,188 @@
+"""Commitments: create, edit in draft, execute, close, void (SPEC §8 commitment).
+
+Executing adds the commitment's revised amount to its cost code's budget `committed`;
+voiding an executed commitment (nothing billed) takes it off again. Both are F() updates in
+the transition's transaction, under the commitment's row lock.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.models import (
+    BudgetLine,
+    Commitment,
+    CommitmentStatus,
+    CommitmentType,
+    CostCode,
+    Project,
+    Vendor,
+)
+from jobcost.services.common import apply_changes, lock, lock_open_project, save_audited
+
+S = CommitmentStatus
+PREFIX = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}
+
+
+def _check_cost_code(project: Project, cost_code: CostCode | None) -> None:
+    if cost_code is not None and cost_code.project_id != project.pk:
+        raise InvalidRequest(
+            f"Cost code {cost_code.code} belongs to another project.", param="cost_code"
+        )
+
+
+def _ensure_number_free(project_id: str, number: str, exclude_pk: str | None = None) -> None:
+    if (
+        Commitment.objects.filter(project_id=project_id, number=number)
+        .exclude(pk=exclude_pk)
+        .exists()
+    ):
+        raise Conflict(
+            f"A commitment numbered '{number}' already exists on this project.",
+            code="resource_already_exists",
+            param="number",
+        )
+
+
+def _next_number(project_id: str, type_: str) -> str:
+    """`SC-001`, `PO-002`, …: the first free number of that kind (project row is locked)."""
+    taken = set(Commitment.objects.filter(project_id=project_id).values_list("number", flat=True))
+    n = 1 + sum(1 for t in taken if t.startswith(PREFIX[type_] + "-"))
+    while f"{PREFIX[type_]}-{n:03d}" in taken:
+        n += 1
+    return f"{PREFIX[type_]}-{n:03d}"
+
+
+def _not_allowed(commitment: Commitment, verb: str) -> Conflict:
+    return Conflict(
+        f"Cannot {verb} a commitment that is {commitment.status}.",
+        code="invalid_state_transition",
+        object_id=commitment.pk,
+    )
+
+
+@transaction.atomic
+def commitment_create(
+    *,
+    project: Project,
+    vendor: Vendor,
+    type: str,
+    original_amount: int,
+    number: str | None = None,
+    cost_code: CostCode | None = None,
+    retainage_pct: Decimal | None = None,
+    description: str = "",
+) -> Commitment:
+    """Create a draft subcontract or purchase order (cents). Defaults: `number` the next
+    `SC-nnn`/`PO-nnn`, `retainage_pct` the project's. Raises 409 `project_closed`, 409
+    `resource_already_exists` (param `number`), 400 for a cost code of another project."""
+    project = lock_open_project(project.pk)
+    _check_cost_code(project, cost_code)
+    if number:
+        _ensure_number_free(project.pk, number)
+    else:
+        number = _next_number(project.pk, type)
+    return save_audited(
+        Commitment(
+            account_id=project.account_id,
+            project=project,
+            vendor=vendor,
+            type=type,
+            number=number,
+            cost_code=cost_code,
+            original_amount=original_amount,
+            retainage_pct=project.retainage_pct if retainage_pct is None else retainage_pct,
+            description=description,
+        )
+    )
+
+
+@transaction.atomic
+def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
+    """Edit a draft: `number`, `type`, `vendor`, `cost_code`, `original_amount`,
+    `retainage_pct`, `description`. Not draft → 409 `invalid_state_transition`."""
+    commitment = lock(Commitment, commitment_id)
+    project = lock_open_project(commitment.project_id)
+    if commitment.status != S.DRAFT:
+        raise Conflict(
+            f"Only draft commitments can be edited; this one is {commitment.status}. "
+            "Use a commitment change order.",
+            code="invalid_state_transition",
+            object_id=commitment.pk,
+        )
+    if "cost_code" in changes:
+        _check_cost_code(project, changes["cost_code"])
+    if "number" in changes:
+        _ensure_number_free(project.pk, changes["number"], exclude_pk=commitment.pk)
+    if apply_changes(commitment, changes):
+        save_audited(commitment)
+    return commitment
+
+
+def _move_committed(commitment: Commitment, delta: int) -> None:
+    if commitment.cost_code_id and delta:
+        BudgetLine.objects.filter(cost_code_id=commitment.cost_code_id).update(
+            committed=F("committed") + delta
+        )
+
+
+@transaction.atomic
+def commitment_execute(*, commitment_id: str) -> Commitment:
+    """draft → executed. Needs a cost code (422 `cost_code_required`), so the budget's
+    `committed` always reflects it; adds `revised_amount` to that budget line."""
+    commitment = lock(Commitment, commitment_id)
+    lock_open_project(commitment.project_id)
+    if commitment.status != S.DRAFT:
+        raise _not_allowed(commitment, "execute")
+    if commitment.cost_code_id is None:
+        raise ValidationFailed(
+            "Set the commitment's cost_code before executing it.",
+            code="cost_code_required",
+            param="cost_code",
+            object_id=commitment.pk,
+        )
+    commitment.status = S.EXECUTED
+    commitment.executed_at = timezone.now()
+    save_audited(commitment, action="executed")
+    _move_committed(commitment, commitment.revised_amount)
+    return commitment
+
+
+@transaction.atomic
+def commitment_close(*, commitment_id: str) -> Commitment:
+    """executed → closed: no more invoices; it stays in `committed`."""
+    commitment = lock(Commitment, commitment_id)
+    lock_open_project(commitment.project_id)
+    if commitment.status != S.EXECUTED:
+        raise _not_allowed(commitment, "close")
+    commitment.status = S.CLOSED
+    commitment.closed_at = timezone.now()
+    return save_audited(commitment, action="closed")
+
+
+@transaction.atomic
+def commitment_void(*, commitment_id: str) -> Commitment:
+    """draft → void, or executed → void while nothing is billed (its revised amount leaves
+    the budget's `committed`). Anything else is 409 `invalid_state_transition`."""
+    commitment = lock(Commitment, commitment_id)
+    lock_open_project(commitment.project_id)
+    was_executed = commitment.status == S.EXECUTED
+    if commitment.status not in (S.DRAFT, S.EXECUTED):
+        raise _not_allowed(commitment, "void")
+    if was_executed and commitment.billed_to_date != 0:
+        raise Conflict(
+            "An executed commitment with billed invoices cannot be voided; close it instead.",
+            code="invalid_state_transition",
+            object_id=commitment.pk,
+        )
+    commitment.status = S.VOID
+    commitment.voided_at = timezone.now()
+    save_audited(commitment, action="voided")
+    if was_executed:
+        _move_committed(commitment, -commitment.revised_amount)
+    return commitment

@@ -1,0 +1,66 @@
+"""Helpers shared by the services: locking, the closed-project rule, audited saves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.db import IntegrityError, models, transaction
+
+from jobcost.api.errors import Conflict
+from jobcost.models import Project, ProjectStatus
+
+M = TypeVar("M", bound=models.Model)
+
+
+def ensure_project_open(project: Project) -> None:
+    """409 `project_closed`: a closed project refuses every write to it or its children."""
+    if project.status == ProjectStatus.CLOSED:
+        raise Conflict(
+            f"Project {project.number} is closed; it and its records can no longer change.",
+            code="project_closed",
+            object_id=project.pk,
+        )
+
+
+def lock_open_project(project_id: str) -> Project:
+    """Lock the project row (so it cannot close under a child write) and check it is open."""
+    project = Project.objects.select_for_update().get(pk=project_id)
+    ensure_project_open(project)
+    return project
+
+
+def lock(model: type[M], pk: str) -> M:
+    """Re-read one row under `SELECT … FOR UPDATE` for a state change."""
+    return model.objects.select_for_update().get(pk=pk)
+
+
+def save_audited(instance: M, *, action: str | None = None, note: str = "") -> M:
+    """Save and let the audit signal name the transition (`executed`, …) and note."""
+    if action:
+        instance._audit_action = action
+    if note:
+        instance._audit_note = note
+    relations = [f.name for f in instance._meta.concrete_fields if f.is_relation]
+    instance.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
+    instance.save()
+    return instance
+
+
+def apply_changes(instance: M, changes: dict) -> bool:
+    """Set the given fields; True when anything differs from the current values."""
+    changed = False
+    for field, value in changes.items():
+        if getattr(instance, field) != value:
+            setattr(instance, field, value)
+            changed = True
+    return changed
+
+
+def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
+    """Run an insert in a savepoint; a unique violation becomes 409 `resource_already_exists`."""
+    try:
+        with transaction.atomic():
+            return factory()
+    except IntegrityError as exc:
+        raise Conflict(message, code="resource_already_exists", param=param) from exc

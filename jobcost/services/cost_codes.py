@@ -1,0 +1,101 @@
+"""Cost codes and budget lines (SPEC §8 cost_code, budget_line)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from jobcost.api.errors import Conflict
+from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
+from jobcost.services.common import (
+    apply_changes,
+    ensure_project_open,
+    lock,
+    lock_open_project,
+    save_audited,
+)
+
+
+def _ensure_code_free(project_id: str, code: str, exclude_pk: str | None = None) -> None:
+    clash = CostCode.objects.filter(project_id=project_id, code=code).exclude(pk=exclude_pk)
+    if clash.exists():
+        raise Conflict(
+            f"Cost code '{code}' already exists on this project.",
+            code="resource_already_exists",
+            param="code",
+        )
+
+
+@transaction.atomic
+def cost_code_create(
+    *,
+    project: Project,
+    code: str,
+    name: str,
+    cost_type: str,
+    scheduled_value: int = 0,
+    budget_amount: int = 0,
+) -> CostCode:
+    """Create a cost code and its budget line (`original_amount` = `budget_amount`, cents).
+    Raises 409 `project_closed` and 409 `resource_already_exists` (param `code`)."""
+    project = lock_open_project(project.pk)
+    _ensure_code_free(project.pk, code)
+    cost_code = save_audited(
+        CostCode(
+            account_id=project.account_id,
+            project=project,
+            code=code,
+            name=name,
+            cost_type=cost_type,
+            scheduled_value=scheduled_value,
+        )
+    )
+    save_audited(
+        BudgetLine(
+            account_id=project.account_id,
+            project=project,
+            cost_code=cost_code,
+            original_amount=budget_amount,
+        )
+    )
+    return cost_code
+
+
+@transaction.atomic
+def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
+    """Change `code`, `name`, `cost_type` or `scheduled_value` (cents)."""
+    cost_code = lock(CostCode, cost_code_id)
+    lock_open_project(cost_code.project_id)
+    if "code" in changes:
+        _ensure_code_free(cost_code.project_id, changes["code"], exclude_pk=cost_code.pk)
+    if apply_changes(cost_code, changes):
+        save_audited(cost_code)
+    return cost_code
+
+
+@transaction.atomic
+def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
+    """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
+    the computed value) any time, `original_amount` only while the project is `bid` (else 409
+    `budget_locked`)."""
+    line = lock(BudgetLine, budget_line_id)
+    project = line.project
+    ensure_project_open(project)
+    fields = {}
+    if "cost_to_complete" in changes:
+        fields["cost_to_complete_estimate"] = changes["cost_to_complete"]
+    if "original_amount" in changes:
+        if (
+            changes["original_amount"] != line.original_amount
+            and project.status != ProjectStatus.BID
+        ):
+            raise Conflict(
+                "The original budget can only change while the project is in bid; "
+                "use a change order.",
+                code="budget_locked",
+                param="original_amount",
+                object_id=line.pk,
+            )
+        fields["original_amount"] = changes["original_amount"]
+    if apply_changes(line, fields):
+        save_audited(line)
+    return line

@@ -1,0 +1,44 @@
+"""Owners and vendors."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from jobcost.models import Owner, Vendor
+from jobcost.services.common import apply_changes, lock, save_audited
+
+
+@transaction.atomic
+def owner_create(*, account_id: str, name: str, email: str = "", address: str = "") -> Owner:
+    """Create an owner of the account."""
+    return save_audited(Owner(account_id=account_id, name=name, email=email, address=address))
+
+
+@transaction.atomic
+def owner_update(*, owner_id: str, changes: dict) -> Owner:
+    """Change `name`, `email` or `address`."""
+    owner = lock(Owner, owner_id)
+    if apply_changes(owner, changes):
+        save_audited(owner)
+    return owner
+
+
+@transaction.atomic
+def vendor_create(
+    *, account_id: str, name: str, email: str = "", tax_id_last4: str = "", trade: str = ""
+) -> Vendor:
+    """Create a vendor (subcontractor or supplier) of the account."""
+    return save_audited(
+        Vendor(
+            account_id=account_id, name=name, email=email, tax_id_last4=tax_id_last4, trade=trade
+        )
+    )
+
+
+@transaction.atomic
+def vendor_update(*, vendor_id: str, changes: dict) -> Vendor:
+    """Change `name`, `email`, `tax_id_last4` or `trade`."""
+    vendor = lock(Vendor, vendor_id)
+    if apply_changes(vendor, changes):
+        save_audited(vendor)
+    return vendor

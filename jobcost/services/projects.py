@@ -1,0 +1,97 @@
+"""Projects and their status machine (SPEC §8 project)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+
+from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.models import Owner, Project, ProjectStatus
+from jobcost.services.common import (
+    apply_changes,
+    create_unique,
+    ensure_project_open,
+    lock,
+    save_audited,
+)
+
+S = ProjectStatus
+
+# SPEC §8: bid→active, active→closeout, closeout→active, closeout→closed.
+TRANSITIONS: dict[str, set[str]] = {
+    S.BID: {S.ACTIVE},
+    S.ACTIVE: {S.CLOSEOUT},
+    S.CLOSEOUT: {S.ACTIVE, S.CLOSED},
+    S.CLOSED: set(),
+}
+
+
+@transaction.atomic
+def project_create(
+    *,
+    account_id: str,
+    number: str,
+    name: str,
+    owner: Owner,
+    contract_amount: int,
+    currency: str = "usd",
+    retainage_pct: Decimal = Decimal(0),
+    status: str = S.BID,
+) -> Project:
+    """Create a project in `bid` (or `active`). Raises 400 for another initial status and
+    409 `resource_already_exists` (param `number`) for a job number already used."""
+    if status not in (S.BID, S.ACTIVE):
+        raise InvalidRequest("A new project starts as 'bid' or 'active'.", param="status")
+    project = Project(
+        account_id=account_id,
+        number=number,
+        name=name,
+        owner=owner,
+        contract_amount=contract_amount,
+        currency=currency,
+        retainage_pct=retainage_pct,
+        status=status,
+    )
+    return create_unique(
+        lambda: save_audited(project),
+        param="number",
+        message=f"A project numbered '{number}' already exists.",
+    )
+
+
+@transaction.atomic
+def project_update(*, project_id: str, changes: dict) -> Project:
+    """PATCH a project: `name`, `number`, `retainage_pct`, `owner`, `status`, and
+    `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
+    everything (409 `project_closed`); an unlisted status move is 409
+    `invalid_state_transition`."""
+    project = lock(Project, project_id)
+    ensure_project_open(project)
+    new_status = changes.get("status", project.status)
+    if new_status != project.status and new_status not in TRANSITIONS[project.status]:
+        raise Conflict(
+            f"A project cannot move from '{project.status}' to '{new_status}'.",
+            code="invalid_state_transition",
+            param="status",
+            object_id=project.pk,
+        )
+    if (
+        "contract_amount" in changes
+        and changes["contract_amount"] != project.contract_amount
+        and project.status != S.BID
+    ):
+        raise Conflict(
+            "The original contract can only change while the project is in bid; "
+            "use an owner change order.",
+            code="contract_locked",
+            param="contract_amount",
+            object_id=project.pk,
+        )
+    if apply_changes(project, changes):
+        create_unique(
+            lambda: save_audited(project),
+            param="number",
+            message=f"A project numbered '{project.number}' already exists.",
+        )
+    return project

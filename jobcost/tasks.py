@@ -1,0 +1,11 @@
+"""Celery tasks of the job-cost app (schedules in config/celery.py)."""
+
+from celery import shared_task
+
+from jobcost.api import idempotency
+
+
+@shared_task(name="jobcost.tasks.purge_expired_idempotency_keys")
+def purge_expired_idempotency_keys() -> int:
+    """SPEC §5: delete idempotency records past the 24 h window; returns the count."""
+    return idempotency.purge_expired()

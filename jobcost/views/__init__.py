@@ -1,0 +1,1 @@
+"""/v1 viewsets: validate → one service or selector → serialize."""

@@ -1,0 +1,61 @@
+"""/v1/commitments: create, list, retrieve, PATCH in draft, execute, close, void
+(rules in `services.commitments`)."""
+
+from rest_framework.decorators import action
+
+from audit.views import AuditTrailMixin
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.filters import CommitmentFilter
+from jobcost.serializers.commitments import (
+    CommitmentCreateSerializer,
+    CommitmentSerializer,
+    CommitmentUpdateSerializer,
+    EmptySerializer,
+)
+from jobcost.services import commitments
+from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+
+
+class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = CommitmentSerializer
+    filterset_class = CommitmentFilter
+    id_prefix = "cmt"
+
+    @list_doc(CommitmentSerializer, "List commitments")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(CommitmentSerializer, "Retrieve a commitment with live balances")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(CommitmentCreateSerializer, CommitmentSerializer, "Create a draft commitment")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(CommitmentCreateSerializer)
+        return self.render(commitments.commitment_create(**data), status=201)
+
+    @update_doc(CommitmentUpdateSerializer, CommitmentSerializer, "Update a draft commitment")
+    def partial_update(self, request, *args, **kwargs):
+        commitment = self.get_object()
+        data = self.parse(CommitmentUpdateSerializer)
+        return self.render(commitments.commitment_update(commitment_id=commitment.pk, changes=data))
+
+    def _transition(self, service):
+        commitment = self.get_object()
+        self.parse(EmptySerializer)
+        return self.render(service(commitment_id=commitment.pk))
+
+    @action_doc(CommitmentSerializer, "Execute a draft commitment", request=EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def execute(self, request, *args, **kwargs):
+        return self._transition(commitments.commitment_execute)
+
+    @action_doc(CommitmentSerializer, "Close an executed commitment", request=EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def close(self, request, *args, **kwargs):
+        return self._transition(commitments.commitment_close)
+
+    @action_doc(CommitmentSerializer, "Void a commitment", request=EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def void(self, request, *args, **kwargs):
+        return self._transition(commitments.commitment_void)

@@ -1,0 +1,39 @@
+"""/v1/projects: create, list (status filter), retrieve with rollups, PATCH with the status
+machine (rules in `services.projects`)."""
+
+from audit.views import AuditTrailMixin
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.filters import ProjectFilter
+from jobcost.serializers.projects import (
+    ProjectCreateSerializer,
+    ProjectSerializer,
+    ProjectUpdateSerializer,
+)
+from jobcost.services import projects
+from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
+
+
+class ProjectViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = ProjectSerializer
+    filterset_class = ProjectFilter
+    id_prefix = "prj"
+
+    @list_doc(ProjectSerializer, "List projects")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(ProjectSerializer, "Retrieve a project with live rollups")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(ProjectCreateSerializer, ProjectSerializer, "Create a project")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(ProjectCreateSerializer)
+        project = projects.project_create(account_id=self.scope.account_id, **data)
+        return self.render(project, status=201)
+
+    @update_doc(ProjectUpdateSerializer, ProjectSerializer, "Update a project")
+    def partial_update(self, request, *args, **kwargs):
+        project = self.get_object()
+        data = self.parse(ProjectUpdateSerializer)
+        return self.render(projects.project_update(project_id=project.pk, changes=data))
