@@ -1,0 +1,49 @@
+# The two commands: `make run` and `make test` (SPEC §11). Everything else supports them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+HOST ?= 127.0.0.1
+
+.PHONY: install run serve worker migrate seed test test-fast lint format bench clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+seed: migrate
+	$(BIN)/python manage.py seed_demo
+
+## run: install, migrate, load the demo job, then serve the API and admin with a Celery
+## worker (and beat) beside it. Ctrl-C stops both.
+run: seed
+	@mkdir -p var
+	@echo "Starting the Celery worker (log: var/worker.log) and the web server on http://$(HOST):$(PORT)"
+	@WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/celery -A config worker --beat --loglevel=info \
+		--schedule var/celerybeat-schedule --concurrency 2 > var/worker.log 2>&1 & \
+	worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/python manage.py runserver --insecure --noreload $(HOST):$(PORT)
+
+## test: the whole suite. PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set.
+test: install
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*

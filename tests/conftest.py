@@ -1,0 +1,102 @@
+"""Shared fixtures: an API client that speaks through the whole middleware stack, keys per
+role, and markers for the PostgreSQL- and Redis-only tests."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from tests.factories import AccountFactory, make_key
+
+_idem = itertools.count()
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL); SQLite cannot run this test")
+    if item.get_closest_marker("redis") and not settings.REDIS_URL:
+        pytest.skip("needs Redis (set REDIS_URL)")
+
+
+@pytest.fixture(autouse=True)
+def _generous_rate_limit(settings):
+    """Tests fire requests fast; the rate-limit tests set per-account limits themselves."""
+    settings.JOBCOST_RATE_LIMIT_PER_SECOND = 10_000
+    settings.JOBCOST_RATE_LIMIT_BURST = 10_000
+
+
+class Api:
+    """A JSON client bound to one API key. POST and PATCH get a fresh Idempotency-Key unless
+    `idem=` is given (`idem=None` sends none)."""
+
+    def __init__(self, secret: str | None, key=None):
+        self.secret = secret
+        self.key = key
+        self.client = Client()
+
+    def _headers(self, extra):
+        headers = {}
+        if self.secret:
+            headers["Authorization"] = f"Bearer {self.secret}"
+        headers.update(extra or {})
+        return headers
+
+    def get(self, path: str, params=None, headers=None):
+        return self.client.get(path, params or {}, headers=self._headers(headers))
+
+    def _write(self, method, path, body, idem, headers, content_type):
+        headers = dict(headers or {})
+        if idem is ...:
+            idem = f"test-{next(_idem)}"
+        if idem is not None:
+            headers["Idempotency-Key"] = idem
+        data = body if isinstance(body, (str, bytes)) else json.dumps(body or {})
+        return getattr(self.client, method)(
+            path, data=data, content_type=content_type, headers=self._headers(headers)
+        )
+
+    def post(self, path, body=None, *, idem=..., headers=None, content_type="application/json"):
+        return self._write("post", path, body, idem, headers, content_type)
+
+    def patch(self, path, body=None, *, idem=..., headers=None, content_type="application/json"):
+        return self._write("patch", path, body, idem, headers, content_type)
+
+    def delete(self, path, headers=None):
+        return self.client.delete(path, headers=self._headers(headers))
+
+
+@pytest.fixture
+def account(db):
+    return AccountFactory()
+
+
+@pytest.fixture
+def make_api(db):
+    """`make_api(account, role="admin", projects=())` → Api bound to a new key."""
+
+    def make(account, role="admin", projects=()):
+        key, secret = make_key(account, role, projects)
+        return Api(secret, key)
+
+    return make
+
+
+@pytest.fixture
+def api(account, make_api):
+    """An admin-role client of `account`."""
+    return make_api(account, "admin")
+
+
+def error_of(response) -> dict:
+    """The error object of an envelope response (asserts the envelope's shape)."""
+    body = response.json()
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert set(error) == {"type", "code", "message", "param", "object", "request_id"}, error
+    assert error["request_id"] == response["Request-Id"]
+    return error
