@@ -29,15 +29,19 @@ class JobcostFilterSet(django_filters.FilterSet):
         return renamed
 
 
-def apply_filters(filterset_class, params, queryset, request=None):
-    """Filter `queryset` by the query string: unknown params are 400 `parameter_unknown`,
-    bad values 400 `parameter_invalid`, each naming its param."""
-    known = set(filterset_class.base_filters) if filterset_class else set()
+def reject_unknown_params(params, known: set[str] | frozenset[str] = frozenset()) -> None:
+    """400 `parameter_unknown` for a query parameter that is neither reserved nor known."""
     for name in params:
         if name not in known and name not in RESERVED_PARAMS:
             raise InvalidRequest(
                 f"Unknown parameter: {name}.", code="parameter_unknown", param=name
             )
+
+
+def apply_filters(filterset_class, params, queryset, request=None):
+    """Filter `queryset` by the query string: unknown params are 400 `parameter_unknown`,
+    bad values 400 `parameter_invalid`, each naming its param."""
+    reject_unknown_params(params, set(filterset_class.base_filters) if filterset_class else set())
     if filterset_class is None:
         return queryset
     filterset = filterset_class(params, queryset=queryset, request=request)
@@ -45,7 +49,3 @@ def apply_filters(filterset_class, params, queryset, request=None):
         param, messages = next(iter(filterset.errors.items()))
         raise InvalidRequest(f"{param}: {' '.join(messages)}", param=param)
     return filterset.qs
-
-
-class IdFilter(django_filters.CharFilter):
-    """Filter by a related object's prefixed ID (e.g. `project=prj_…`)."""

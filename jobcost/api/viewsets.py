@@ -16,7 +16,7 @@ from audit.context import Actor, _current, set_idempotency_key
 from jobcost.api import idempotency, ratelimit
 from jobcost.api.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.api.expand import expand, parse_expand
-from jobcost.api.filters import apply_filters
+from jobcost.api.filters import apply_filters, reject_unknown_params
 from jobcost.api.ids import has_prefix
 from jobcost.api.scope import Scope
 from jobcost.api.versioning import resolve_version
@@ -36,6 +36,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     id_prefix: str = ""
     filterset_class = None
     lookup_value_regex = "[^/]+"
+    http_method_names = ["get", "post", "patch", "delete", "head"]
     scope: Scope
 
     # --- pipeline -------------------------------------------------------------------------
@@ -186,6 +187,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
 
     def render(self, instance, status: int = 200) -> Response:
         """Serialize one object (re-read through the selector so computed fields are fresh)."""
+        reject_unknown_params(self.request.query_params)
         paths = self.expand_paths(is_list=False)
         fresh = self.get_queryset().get(pk=instance.pk)
         data = dict(self.serializer_class(fresh, context=self.get_serializer_context()).data)

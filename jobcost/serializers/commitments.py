@@ -51,10 +51,11 @@ class CommitmentCreateSerializer(InputSerializer):
 
 
 class CommitmentUpdateSerializer(InputSerializer):
+    """SPEC §8: in draft, PATCH writes the amount, number, cost code, retainage (and the
+    description); vendor and type are fixed once created."""
+
     output = CommitmentSerializer
     number = serializers.CharField(max_length=60, required=False)
-    type = serializers.ChoiceField(choices=CommitmentType.choices, required=False)
-    vendor = vendor_ref(required=False)
     cost_code = cost_code_ref(required=False, allow_null=True)
     original_amount = CentsField(required=False)
     retainage_pct = PercentField(required=False)

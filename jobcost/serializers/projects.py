@@ -97,7 +97,6 @@ class ProjectUpdateSerializer(InputSerializer):
     output = ProjectSerializer
     number = serializers.CharField(max_length=60, required=False)
     name = serializers.CharField(max_length=200, required=False)
-    owner = owner_ref(required=False)
     contract_amount = CentsField(required=False)
     retainage_pct = PercentField(required=False)
     status = serializers.ChoiceField(choices=ProjectStatus.choices, required=False)

@@ -104,8 +104,8 @@ def commitment_create(
 
 @transaction.atomic
 def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
-    """Edit a draft: `number`, `type`, `vendor`, `cost_code`, `original_amount`,
-    `retainage_pct`, `description`. Not draft → 409 `invalid_state_transition`."""
+    """Edit a draft: `number`, `cost_code`, `original_amount`, `retainage_pct`,
+    `description`. Not draft → 409 `invalid_state_transition`."""
     commitment = lock(Commitment, commitment_id)
     project = lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:

@@ -62,7 +62,7 @@ def project_create(
 
 @transaction.atomic
 def project_update(*, project_id: str, changes: dict) -> Project:
-    """PATCH a project: `name`, `number`, `retainage_pct`, `owner`, `status`, and
+    """PATCH a project: `name`, `number`, `retainage_pct`, `status`, and
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
     `invalid_state_transition`."""
