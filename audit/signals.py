@@ -2,8 +2,9 @@
 
 `post_init` keeps a snapshot of the loaded values; `post_save` compares and appends one entry
 (created / updated / the transition a service named in `instance._audit_action`), with the
-service's optional `instance._audit_note`; `post_delete` appends `deleted`. Everything runs in
-the saving transaction.
+service's optional `instance._audit_note` and `instance._audit_extra` (changes of child rows,
+such as lines, that the row itself does not hold); `post_delete` appends `deleted`.
+Everything runs in the saving transaction.
 """
 
 from django.db.models.signals import post_delete, post_init, post_save
@@ -18,14 +19,31 @@ def audited_models():
         Account,
         ApiKey,
         BudgetLine,
+        ChangeOrder,
         Commitment,
         CostCode,
+        Invoice,
+        LienWaiver,
         Owner,
+        PayApp,
         Project,
         Vendor,
     )
 
-    return [Account, ApiKey, Owner, Vendor, Project, CostCode, BudgetLine, Commitment]
+    return [
+        Account,
+        ApiKey,
+        Owner,
+        Vendor,
+        Project,
+        CostCode,
+        BudgetLine,
+        Commitment,
+        ChangeOrder,
+        Invoice,
+        LienWaiver,
+        PayApp,
+    ]
 
 
 def _account_id(instance) -> str:
@@ -50,6 +68,7 @@ def _on_post_save(sender, instance, created, raw=False, **kwargs):
     }
     if created:
         changes = {k: v for k, v in changes.items() if k != "id" and v["after"] not in (None, "")}
+    changes.update(instance.__dict__.pop("_audit_extra", None) or {})
     action = instance.__dict__.pop("_audit_action", None) or ("created" if created else "updated")
     note = instance.__dict__.pop("_audit_note", "")
     if changes or action != "updated" or note:

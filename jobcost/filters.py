@@ -6,12 +6,22 @@ import django_filters
 from jobcost.api.filters import JobcostFilterSet
 from jobcost.models import (
     BudgetLine,
+    ChangeOrder,
+    ChangeOrderKind,
+    ChangeOrderStatus,
     Commitment,
     CommitmentStatus,
     CommitmentType,
     CostCode,
     CostType,
+    Invoice,
+    InvoiceStatus,
+    LienWaiver,
+    LienWaiverStatus,
+    LienWaiverType,
     Owner,
+    PayApp,
+    PayAppStatus,
     Project,
     ProjectStatus,
     Vendor,
@@ -68,4 +78,50 @@ class CommitmentFilter(JobcostFilterSet):
 
     class Meta:
         model = Commitment
+        fields = []
+
+
+class ChangeOrderFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    commitment = django_filters.CharFilter(field_name="commitment_id")
+    status = django_filters.ChoiceFilter(choices=ChangeOrderStatus.choices)
+    kind = django_filters.ChoiceFilter(choices=ChangeOrderKind.choices)
+    pay_app = django_filters.CharFilter(field_name="pay_app_id")
+
+    class Meta:
+        model = ChangeOrder
+        fields = []
+
+
+class InvoiceFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    commitment = django_filters.CharFilter(field_name="commitment_id")
+    vendor = django_filters.CharFilter(field_name="vendor_id")
+    status = django_filters.ChoiceFilter(choices=InvoiceStatus.choices)
+    cost_code = django_filters.CharFilter(field_name="lines__cost_code_id", distinct=True)
+
+    class Meta:
+        model = Invoice
+        fields = []
+
+
+class LienWaiverFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    vendor = django_filters.CharFilter(field_name="vendor_id")
+    commitment = django_filters.CharFilter(field_name="commitment_id")
+    invoice = django_filters.CharFilter(field_name="invoice_id")
+    status = django_filters.ChoiceFilter(choices=LienWaiverStatus.choices)
+    type = django_filters.ChoiceFilter(choices=LienWaiverType.choices)
+
+    class Meta:
+        model = LienWaiver
+        fields = []
+
+
+class PayAppFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    status = django_filters.ChoiceFilter(choices=PayAppStatus.choices)
+
+    class Meta:
+        model = PayApp
         fields = []

@@ -3,8 +3,11 @@
 from rest_framework.routers import SimpleRouter
 
 from jobcost.views.budgets import BudgetLineViewSet, CostCodeViewSet
+from jobcost.views.change_orders import ChangeOrderViewSet
 from jobcost.views.commitments import CommitmentViewSet
+from jobcost.views.invoices import InvoiceViewSet, LienWaiverViewSet
 from jobcost.views.parties import OwnerViewSet, VendorViewSet
+from jobcost.views.pay_apps import PayAppViewSet
 from jobcost.views.projects import ProjectViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -14,5 +17,9 @@ router.register("projects", ProjectViewSet, basename="projects")
 router.register("cost-codes", CostCodeViewSet, basename="cost-codes")
 router.register("budgets", BudgetLineViewSet, basename="budgets")
 router.register("commitments", CommitmentViewSet, basename="commitments")
+router.register("change-orders", ChangeOrderViewSet, basename="change-orders")
+router.register("invoices", InvoiceViewSet, basename="invoices")
+router.register("lien-waivers", LienWaiverViewSet, basename="lien-waivers")
+router.register("pay-apps", PayAppViewSet, basename="pay-apps")
 
 urlpatterns = router.urls

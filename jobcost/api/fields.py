@@ -19,8 +19,9 @@ TWO_PLACES = Decimal("0.01")
 class CentsField(serializers.Field):
     """Integer cents. `allow_negative` only where SPEC allows deductive amounts."""
 
-    def __init__(self, *, allow_negative: bool = False, **kwargs):
+    def __init__(self, *, allow_negative: bool = False, positive: bool = False, **kwargs):
         self.allow_negative = allow_negative
+        self.positive = positive
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -31,6 +32,8 @@ class CentsField(serializers.Field):
             if data < 0 and not self.allow_negative:
                 self.fail_invalid("must not be negative")
             self.fail_invalid("is out of range")
+        if self.positive and data == 0:
+            self.fail_invalid("must be greater than zero")
         return data
 
     def fail_invalid(self, why: str):
@@ -115,3 +118,22 @@ class RefField(serializers.Field):
 
     def to_representation(self, value):
         return value if isinstance(value, str) else value.pk
+
+
+class IndexedListField(serializers.ListField):
+    """A list of nested bodies whose errors name the element: a missing reference in the
+    third line is `param: lines[2].cost_code`, not `cost_code`."""
+
+    def run_child_validation(self, data):
+        from jobcost.api.errors import ApiError
+
+        result = []
+        for index, item in enumerate(data):
+            try:
+                result.append(self.child.run_validation(item))
+            except ApiError as exc:
+                exc.param = f"{self.field_name}[{index}].{exc.param}" if exc.param else None
+                raise
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError({index: exc.detail}) from exc
+        return result

@@ -9,9 +9,9 @@ the last key seen, rows inserted meanwhile never make a page repeat or skip an o
 from __future__ import annotations
 
 import base64
-import datetime
 import hashlib
 import hmac
+import json
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
@@ -39,16 +39,16 @@ def _sign(payload: bytes) -> bytes:
     return hmac.new(settings.SECRET_KEY.encode(), payload, hashlib.sha256).digest()[:16]
 
 
-def encode_cursor(created_at: datetime.datetime, pk: str, scope: str) -> str:
-    """`cur_` + urlsafe base64 of "created_at|id|scope" and its 128-bit HMAC."""
-    payload = f"{created_at.isoformat()}|{pk}|{scope}".encode()
+def encode_cursor(values: list, scope: str) -> str:
+    """`cur_` + urlsafe base64 of the JSON [values, scope] and its 128-bit HMAC."""
+    payload = json.dumps([[str(v) for v in values], scope], separators=(",", ":")).encode()
     token = base64.urlsafe_b64encode(payload + _sign(payload)).decode().rstrip("=")
     return "cur_" + token
 
 
-def decode_cursor(cursor: str, scope: str) -> tuple[datetime.datetime, str]:
-    """The (created_at, id) a cursor points after; 400 `cursor_invalid` when it was altered,
-    is malformed, or belongs to another list."""
+def decode_cursor(cursor: str, scope: str, width: int) -> list[str]:
+    """The key values a cursor points after; 400 `cursor_invalid` when it was altered, is
+    malformed, or belongs to another list."""
     invalid = InvalidRequest(
         "The cursor is invalid: pass back the next_cursor of this list unchanged.",
         code="cursor_invalid",
@@ -62,39 +62,53 @@ def decode_cursor(cursor: str, scope: str) -> tuple[datetime.datetime, str]:
         payload, signature = raw[:-16], raw[-16:]
         if not hmac.compare_digest(signature, _sign(payload)):
             raise invalid
-        created, pk, cursor_scope = payload.decode().split("|", 2)
-        if cursor_scope != scope:
-            raise invalid
-        return datetime.datetime.fromisoformat(created), pk
-    except (ValueError, UnicodeDecodeError) as exc:
+        values, cursor_scope = json.loads(payload)
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise invalid from exc
+    if cursor_scope != scope or not isinstance(values, list) or len(values) != width:
+        raise invalid
+    return values
+
+
+def after(keys: tuple[str, ...], values: list[str], ascending: bool) -> Q:
+    """Rows strictly after `values` in (keys…) order: (a > x) or (a = x and b > y)…"""
+    op = "gt" if ascending else "lt"
+    condition = Q()
+    for i in range(len(keys) - 1, -1, -1):
+        step = Q(**{f"{keys[i]}__{op}": values[i]})
+        condition = step if i == len(keys) - 1 else step | (Q(**{keys[i]: values[i]}) & condition)
+    return condition
 
 
 class CursorPagination(BasePagination):
     """The one paginator. `ascending=True` for audit trails (oldest first)."""
 
-    def paginate_queryset(self, queryset: QuerySet, request, view=None, ascending: bool = False):
+    def paginate_queryset(
+        self,
+        queryset: QuerySet,
+        request,
+        view=None,
+        ascending: bool = False,
+        keys: tuple[str, ...] = ("created_at", "id"),
+    ):
+        """One page of `queryset` ordered by `keys` (unique together), newest first unless
+        `ascending`."""
         self.request = request
         limit = parse_limit(request.query_params.get("limit"))
         scope = request.path
         cursor = request.query_params.get("cursor")
-        if ascending:
-            queryset = queryset.order_by("created_at", "id")
-        else:
-            queryset = queryset.order_by("-created_at", "-id")
+        queryset = queryset.order_by(*(k if ascending else f"-{k}" for k in keys))
         if cursor:
-            created, pk = decode_cursor(cursor, scope)
-            if ascending:
-                after = Q(created_at__gt=created) | Q(created_at=created, id__gt=pk)
-            else:
-                after = Q(created_at__lt=created) | Q(created_at=created, id__lt=pk)
-            queryset = queryset.filter(after)
+            queryset = queryset.filter(
+                after(keys, decode_cursor(cursor, scope, len(keys)), ascending)
+            )
         rows = list(queryset[: limit + 1])
         self.has_more = len(rows) > limit
         rows = rows[:limit]
+        last = rows[-1] if rows else None
         self.next_cursor = (
-            encode_cursor(rows[-1].created_at, rows[-1].pk, scope)
-            if self.has_more and rows
+            encode_cursor([getattr(last, k) for k in keys], scope)
+            if self.has_more and last is not None
             else None
         )
         return rows

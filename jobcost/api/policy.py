@@ -30,6 +30,8 @@ ACTION_CAPABILITY: dict[str, str] = {
     "list": READ,
     "retrieve": READ,
     "audit": READ,
+    "lines": READ,
+    "submit": WRITE,
     "create": WRITE,
     "partial_update": WRITE,
     "execute": APPROVE,

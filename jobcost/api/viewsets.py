@@ -194,8 +194,16 @@ class JobcostViewSet(viewsets.GenericViewSet):
         expand([data], paths, self.serializer_class, self)
         return Response(data, status=status)
 
-    def render_list(self, queryset, *, ascending: bool = False, serializer_class=None):
-        """Filter, paginate and serialize a list; expand `data.` paths."""
+    def render_list(
+        self,
+        queryset,
+        *,
+        ascending: bool = False,
+        serializer_class=None,
+        keys: tuple[str, ...] = ("created_at", "id"),
+        context: dict | None = None,
+    ):
+        """Filter, paginate (keyset on `keys`) and serialize a list; expand `data.` paths."""
         serializer_class = serializer_class or self.serializer_class
         paths = self.expand_paths(is_list=True) if serializer_class is self.serializer_class else []
         params = self.request.query_params
@@ -205,8 +213,10 @@ class JobcostViewSet(viewsets.GenericViewSet):
             queryset,
             self.request,
         )
-        rows = self.paginator.paginate_queryset(queryset, self.request, self, ascending=ascending)
-        context = self.get_serializer_context()
+        rows = self.paginator.paginate_queryset(
+            queryset, self.request, self, ascending=ascending, keys=keys
+        )
+        context = {**self.get_serializer_context(), **(context or {})}
         data = [dict(serializer_class(row, context=context).data) for row in rows]
         expand(data, paths, serializer_class, self)
         return self.paginator.get_paginated_response(data)

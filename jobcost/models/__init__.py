@@ -1,22 +1,52 @@
 """Job-cost models. Money is BigInteger cents; percentages are Decimal(5, 2)."""
 
 from jobcost.models.accounts import Account, ApiKey, Role
+from jobcost.models.change_orders import (
+    ChangeOrder,
+    ChangeOrderKind,
+    ChangeOrderLine,
+    ChangeOrderStatus,
+)
 from jobcost.models.commitments import Commitment, CommitmentStatus, CommitmentType
 from jobcost.models.idempotency import IdempotencyRecord
+from jobcost.models.invoices import Invoice, InvoiceLine, InvoiceStatus
+from jobcost.models.lien_waivers import LienWaiver, LienWaiverStatus, LienWaiverType
 from jobcost.models.parties import Owner, Vendor
+from jobcost.models.pay_apps import (
+    CERTIFIED_STATUSES,
+    PayApp,
+    PayAppFormat,
+    PayAppLine,
+    PayAppStatus,
+)
 from jobcost.models.projects import BudgetLine, CostCode, CostType, Project, ProjectStatus
 
 __all__ = [
+    "CERTIFIED_STATUSES",
     "Account",
     "ApiKey",
     "BudgetLine",
+    "ChangeOrder",
+    "ChangeOrderKind",
+    "ChangeOrderLine",
+    "ChangeOrderStatus",
     "Commitment",
     "CommitmentStatus",
     "CommitmentType",
     "CostCode",
     "CostType",
     "IdempotencyRecord",
+    "Invoice",
+    "InvoiceLine",
+    "InvoiceStatus",
+    "LienWaiver",
+    "LienWaiverStatus",
+    "LienWaiverType",
     "Owner",
+    "PayApp",
+    "PayAppFormat",
+    "PayAppLine",
+    "PayAppStatus",
     "Project",
     "ProjectStatus",
     "Role",

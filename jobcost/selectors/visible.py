@@ -5,12 +5,36 @@ Each takes the key's `Scope` and costs one query for any number of rows.
 
 from __future__ import annotations
 
-from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    BigIntegerField,
+    CharField,
+    OuterRef,
+    Prefetch,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
 from django.db.models.functions import Coalesce
 
 from jobcost.api.scope import Scope
-from jobcost.models import BudgetLine, Commitment, CostCode, Owner, Project, Vendor
+from jobcost.models import (
+    CERTIFIED_STATUSES,
+    BudgetLine,
+    ChangeOrder,
+    Commitment,
+    CostCode,
+    Invoice,
+    LienWaiver,
+    LienWaiverStatus,
+    Owner,
+    PayApp,
+    Project,
+    Vendor,
+)
 from jobcost.selectors.rollups import projected_cost_expr
+
+BIG = BigIntegerField()
 
 
 def owner_list(scope: Scope) -> QuerySet[Owner]:
@@ -36,12 +60,20 @@ def _budget_sum(expression) -> Coalesce:
 
 def with_rollups(queryset: QuerySet[Project]) -> QuerySet[Project]:
     """Annotate `rollup_cost_to_date` (Σ budget actual), `rollup_projected_cost` (Σ budget
-    projected_cost) and `rollup_billed_to_date` (SPEC §9) as subqueries over the project's
-    budget lines: a constant number of queries whatever the project's size."""
+    projected_cost) and `rollup_billed_to_date` (line 4 of the latest submitted, approved or
+    paid pay app, SPEC §9) as subqueries over the project's budget lines and pay apps: a
+    constant number of queries whatever the project's size."""
+    latest_certified = (
+        PayApp.objects.filter(project_id=OuterRef("pk"), status__in=CERTIFIED_STATUSES)
+        .order_by("-number")
+        .values("certified_total_completed")[:1]
+    )
     return queryset.annotate(
         rollup_cost_to_date=_budget_sum("actual"),
         rollup_projected_cost=_budget_sum(projected_cost_expr()),
-        rollup_billed_to_date=Value(0, output_field=BigIntegerField()),
+        rollup_billed_to_date=Coalesce(
+            Subquery(latest_certified, output_field=BIG), Value(0, output_field=BIG)
+        ),
     )
 
 
@@ -59,3 +91,65 @@ def budget_line_list(scope: Scope) -> QuerySet[BudgetLine]:
 
 def commitment_list(scope: Scope) -> QuerySet[Commitment]:
     return scope.filter(Commitment.objects.select_related("project", "vendor"))
+
+
+def pay_app_holding(date_field: str) -> Subquery:
+    """The ID of the project's pay app whose period holds the row's `date_field`."""
+    return Subquery(
+        PayApp.objects.filter(
+            project_id=OuterRef("project_id"),
+            period_start__lte=OuterRef(date_field),
+            period_end__gte=OuterRef(date_field),
+        )
+        .order_by("number")
+        .values("id")[:1],
+        output_field=CharField(),
+    )
+
+
+def change_order_list(scope: Scope) -> QuerySet[ChangeOrder]:
+    return scope.filter(ChangeOrder.objects.select_related("project").prefetch_related("lines"))
+
+
+def invoice_list(scope: Scope) -> QuerySet[Invoice]:
+    """Invoices with `period_pay_app_id`: the pay app whose period holds the invoice date."""
+    return scope.filter(
+        Invoice.objects.select_related("project").prefetch_related("lines")
+    ).annotate(period_pay_app_id=pay_app_holding("invoice_date"))
+
+
+def lien_waiver_list(scope: Scope) -> QuerySet[LienWaiver]:
+    """Waivers with `period_pay_app_id`: the pay app whose period holds `through_date`."""
+    return scope.filter(LienWaiver.objects.select_related("project")).annotate(
+        period_pay_app_id=pay_app_holding("through_date")
+    )
+
+
+def pay_app_list(scope: Scope) -> QuerySet[PayApp]:
+    """Pay apps with their lines, billed change orders, the project's open waivers and
+    `previous_certificates` (G702 line 7) — five queries for any page size."""
+    earlier = (
+        PayApp.objects.filter(
+            project_id=OuterRef("project_id"),
+            number__lt=OuterRef("number"),
+            status__in=CERTIFIED_STATUSES,
+        )
+        .order_by("-number")
+        .values("certified_earned_less_retainage")[:1]
+    )
+    open_waivers = LienWaiver.objects.exclude(status=LienWaiverStatus.RECEIVED).only(
+        "id", "project_id", "vendor_id", "status", "through_date"
+    )
+    return (
+        scope.filter(PayApp.objects.select_related("project"))
+        .prefetch_related(
+            "lines",
+            Prefetch("change_orders", queryset=ChangeOrder.objects.only("id", "pay_app_id")),
+            Prefetch("project__lien_waivers", queryset=open_waivers, to_attr="open_waivers"),
+        )
+        .annotate(
+            previous_certificates=Coalesce(
+                Subquery(earlier, output_field=BIG), Value(0, output_field=BIG)
+            )
+        )
+    )

@@ -1,7 +1,7 @@
 """Resolvers for body references: the object by ID, within the key's visibility."""
 
 from jobcost.api.fields import RefField
-from jobcost.models import CostCode, Owner, Project, Vendor
+from jobcost.models import Commitment, CostCode, Invoice, Owner, PayApp, Project, Vendor
 
 
 def _resolver(model, project_field):
@@ -25,3 +25,15 @@ def project_ref(**kwargs) -> RefField:
 
 def cost_code_ref(**kwargs) -> RefField:
     return RefField(prefix="cc", resolver=_resolver(CostCode, "project"), **kwargs)
+
+
+def commitment_ref(**kwargs) -> RefField:
+    return RefField(prefix="cmt", resolver=_resolver(Commitment, "project"), **kwargs)
+
+
+def invoice_ref(**kwargs) -> RefField:
+    return RefField(prefix="inv", resolver=_resolver(Invoice, "project"), **kwargs)
+
+
+def pay_app_ref(**kwargs) -> RefField:
+    return RefField(prefix="pa", resolver=_resolver(PayApp, "project"), **kwargs)

@@ -1,0 +1,81 @@
+"""Change order shape (SPEC §8 change_order)."""
+
+from rest_framework import serializers
+
+from jobcost.api.fields import CentsField, IndexedListField
+from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.models import ChangeOrderKind, ChangeOrderStatus
+from jobcost.selectors import visible
+from jobcost.serializers.refs import commitment_ref, cost_code_ref, project_ref
+
+
+class ChangeOrderLineSerializer(serializers.Serializer):
+    cost_code = serializers.CharField(source="cost_code_id")
+    description = serializers.CharField(allow_blank=True)
+    amount = CentsField(allow_negative=True)
+    budget_amount = CentsField(allow_negative=True)
+
+
+class ChangeOrderSerializer(ResourceSerializer):
+    object_name, collection = "change_order", "change-orders"
+    selector = staticmethod(visible.change_order_list)
+    expandable = {
+        "project": "jobcost.serializers.projects.ProjectSerializer",
+        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
+        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
+    }
+
+    project = serializers.CharField(source="project_id")
+    number = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    kind = serializers.ChoiceField(choices=ChangeOrderKind.choices)
+    commitment = serializers.CharField(source="commitment_id", allow_null=True)
+    currency = serializers.CharField(read_only=True)
+    amount = CentsField(allow_negative=True)
+    lines = ChangeOrderLineSerializer(many=True)
+    status = serializers.ChoiceField(choices=ChangeOrderStatus.choices, read_only=True)
+    pay_app = serializers.CharField(source="pay_app_id", allow_null=True, read_only=True)
+    submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    approved_by = serializers.CharField(read_only=True, allow_blank=True)
+    rejected_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    rejection_reason = serializers.CharField(read_only=True, allow_blank=True)
+    voided_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class ChangeOrderLineInputSerializer(InputSerializer):
+    output = ChangeOrderLineSerializer
+    cost_code = cost_code_ref()
+    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    amount = CentsField(allow_negative=True)
+    budget_amount = CentsField(allow_negative=True, required=False)
+
+
+class ChangeOrderCreateSerializer(InputSerializer):
+    output = ChangeOrderSerializer
+    project = project_ref()
+    kind = serializers.ChoiceField(choices=ChangeOrderKind.choices)
+    commitment = commitment_ref(required=False, allow_null=True)
+    title = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True)
+    number = serializers.CharField(max_length=60, required=False)
+    amount = CentsField(allow_negative=True)
+    lines = IndexedListField(child=ChangeOrderLineInputSerializer(), allow_empty=False)
+
+
+class ChangeOrderUpdateSerializer(InputSerializer):
+    output = ChangeOrderSerializer
+    title = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    number = serializers.CharField(max_length=60, required=False)
+    amount = CentsField(allow_negative=True, required=False)
+    lines = IndexedListField(
+        child=ChangeOrderLineInputSerializer(), allow_empty=False, required=False
+    )
+
+
+class ReasonSerializer(InputSerializer):
+    """Body of a reject: an optional reason."""
+
+    reason = serializers.CharField(required=False, allow_blank=True, default="")

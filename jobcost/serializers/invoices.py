@@ -1,0 +1,123 @@
+"""Invoice and lien waiver shapes (SPEC §8 invoice, lien_waiver)."""
+
+from rest_framework import serializers
+
+from jobcost.api.fields import CentsField, IndexedListField, PercentField
+from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.models import InvoiceStatus, LienWaiverStatus, LienWaiverType
+from jobcost.selectors import visible
+from jobcost.serializers.refs import (
+    commitment_ref,
+    cost_code_ref,
+    invoice_ref,
+    project_ref,
+    vendor_ref,
+)
+
+
+class InvoiceLineSerializer(serializers.Serializer):
+    cost_code = serializers.CharField(source="cost_code_id")
+    amount = CentsField()
+
+
+class InvoiceSerializer(ResourceSerializer):
+    object_name, collection = "invoice", "invoices"
+    selector = staticmethod(visible.invoice_list)
+    expandable = {
+        "project": "jobcost.serializers.projects.ProjectSerializer",
+        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
+        "vendor": "jobcost.serializers.parties.VendorSerializer",
+        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
+    }
+
+    project = serializers.CharField(source="project_id")
+    commitment = serializers.CharField(source="commitment_id")
+    vendor = serializers.CharField(source="vendor_id")
+    number = serializers.CharField()
+    invoice_date = serializers.DateField()
+    due_date = serializers.DateField(allow_null=True)
+    currency = serializers.CharField(read_only=True)
+    amount = CentsField()
+    retainage_pct = PercentField(read_only=True)
+    retainage_amount = CentsField(read_only=True)
+    net_amount = CentsField(read_only=True)
+    lines = InvoiceLineSerializer(many=True)
+    status = serializers.ChoiceField(choices=InvoiceStatus.choices, read_only=True)
+    pay_app = serializers.CharField(source="period_pay_app_id", allow_null=True, read_only=True)
+    approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    paid_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    voided_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class InvoiceLineInputSerializer(InputSerializer):
+    output = InvoiceLineSerializer
+    cost_code = cost_code_ref()
+    amount = CentsField(positive=True)
+
+
+class InvoiceCreateSerializer(InputSerializer):
+    output = InvoiceSerializer
+    commitment = commitment_ref()
+    number = serializers.CharField(max_length=60)
+    invoice_date = serializers.DateField()
+    due_date = serializers.DateField(required=False, allow_null=True)
+    amount = CentsField(positive=True)
+
+
+class InvoiceUpdateSerializer(InputSerializer):
+    """Edit or code (`lines`) a received or coded invoice."""
+
+    output = InvoiceSerializer
+    number = serializers.CharField(max_length=60, required=False)
+    invoice_date = serializers.DateField(required=False)
+    due_date = serializers.DateField(required=False, allow_null=True)
+    amount = CentsField(positive=True, required=False)
+    lines = IndexedListField(child=InvoiceLineInputSerializer(), allow_empty=False, required=False)
+
+
+class LienWaiverSerializer(ResourceSerializer):
+    object_name, collection = "lien_waiver", "lien-waivers"
+    selector = staticmethod(visible.lien_waiver_list)
+    expandable = {
+        "project": "jobcost.serializers.projects.ProjectSerializer",
+        "vendor": "jobcost.serializers.parties.VendorSerializer",
+        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
+        "invoice": "jobcost.serializers.invoices.InvoiceSerializer",
+        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
+    }
+
+    project = serializers.CharField(source="project_id")
+    vendor = serializers.CharField(source="vendor_id")
+    commitment = serializers.CharField(source="commitment_id", allow_null=True)
+    invoice = serializers.CharField(source="invoice_id", allow_null=True)
+    pay_app = serializers.CharField(source="period_pay_app_id", allow_null=True, read_only=True)
+    type = serializers.ChoiceField(choices=LienWaiverType.choices)
+    currency = serializers.CharField(read_only=True)
+    amount = CentsField()
+    through_date = serializers.DateField()
+    status = serializers.ChoiceField(choices=LienWaiverStatus.choices)
+    received_on = serializers.DateField(allow_null=True)
+    document_url = serializers.CharField(allow_blank=True)
+
+
+class LienWaiverCreateSerializer(InputSerializer):
+    output = LienWaiverSerializer
+    project = project_ref()
+    vendor = vendor_ref()
+    type = serializers.ChoiceField(choices=LienWaiverType.choices)
+    amount = CentsField()
+    through_date = serializers.DateField()
+    commitment = commitment_ref(required=False, allow_null=True)
+    invoice = invoice_ref(required=False, allow_null=True)
+    document_url = serializers.URLField(max_length=2000, required=False, allow_blank=True)
+
+
+class LienWaiverUpdateSerializer(InputSerializer):
+    """Record receipt (or rejection) of a waiver."""
+
+    output = LienWaiverSerializer
+    status = serializers.ChoiceField(
+        choices=[LienWaiverStatus.RECEIVED, LienWaiverStatus.REJECTED], required=False
+    )
+    received_on = serializers.DateField(required=False, allow_null=True)
+    document_url = serializers.URLField(max_length=2000, required=False, allow_blank=True)

@@ -1,0 +1,145 @@
+"""Pay app (G702) and pay app line (G703) shapes (SPEC §8 pay_app, §9)."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from jobcost.api.fields import CentsField, IndexedListField, PercentField
+from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
+from jobcost.models import PayAppFormat, PayAppStatus
+from jobcost.selectors import visible
+from jobcost.selectors.g702 import g703_row
+from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
+from jobcost.serializers.refs import project_ref
+
+G702_FIELDS = (
+    "original_contract_sum",
+    "net_change_by_change_orders",
+    "contract_sum_to_date",
+    "total_completed_and_stored",
+    "retainage_completed_work",
+    "retainage_stored_materials",
+    "total_retainage",
+    "total_earned_less_retainage",
+    "less_previous_certificates",
+    "current_payment_due",
+    "balance_to_finish_including_retainage",
+    "work_this_period",
+    "retainage_this_period",
+    "net_due_this_period",
+)
+
+
+class _Figure(CentsField):
+    """A G702 line read from the computed figures (cents)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_negative=True, read_only=True, source="*", **kwargs)
+
+    def to_representation(self, pay_app):
+        figures = self.parent.figures(pay_app)
+        return getattr(figures, self.field_name)
+
+
+class PayAppSerializer(ResourceSerializer):
+    object_name, collection = "pay_app", "pay-apps"
+    selector = staticmethod(visible.pay_app_list)
+    expandable = {"project": "jobcost.serializers.projects.ProjectSerializer"}
+
+    project = serializers.CharField(source="project_id")
+    number = serializers.IntegerField(read_only=True)
+    status = serializers.ChoiceField(choices=PayAppStatus.choices, read_only=True)
+    format = serializers.ChoiceField(choices=PayAppFormat.choices, read_only=True)
+    period_start = serializers.DateField()
+    period_end = serializers.DateField()
+    retainage_pct = PercentField()
+    currency = serializers.CharField(read_only=True)
+    original_contract_sum = _Figure()
+    net_change_by_change_orders = _Figure()
+    contract_sum_to_date = _Figure()
+    total_completed_and_stored = _Figure()
+    retainage_completed_work = _Figure()
+    retainage_stored_materials = _Figure()
+    total_retainage = _Figure()
+    total_earned_less_retainage = _Figure()
+    less_previous_certificates = _Figure()
+    current_payment_due = _Figure()
+    balance_to_finish_including_retainage = _Figure()
+    work_this_period = _Figure()
+    retainage_this_period = _Figure()
+    net_due_this_period = _Figure()
+    change_orders = serializers.SerializerMethodField()
+    lien_waivers_missing = serializers.SerializerMethodField()
+    lines_url = serializers.SerializerMethodField()
+    rejection_reason = serializers.CharField(read_only=True, allow_blank=True)
+    submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    paid_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+    def figures(self, pay_app):
+        cache = self.context.setdefault("_g702", {})
+        if pay_app.pk not in cache:
+            cache[pay_app.pk] = pay_app_figures(pay_app)
+        return cache[pay_app.pk]
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_change_orders(self, pay_app) -> list[str]:
+        """IDs of the change orders that landed (were first billed) on this pay app."""
+        return sorted(co.pk for co in pay_app.change_orders.all())
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_lien_waivers_missing(self, pay_app) -> list[str]:
+        """Vendor IDs whose waivers for this period are not received."""
+        return pay_app_missing_waivers(pay_app)
+
+    def get_lines_url(self, pay_app) -> str:
+        return f"/v1/pay-apps/{pay_app.pk}/lines"
+
+
+class PayAppLineSerializer(serializers.Serializer):
+    """A G703 row (no ID: rows are addressed by `item`)."""
+
+    object = ConstField("pay_app_line")
+    item = serializers.CharField()
+    description = serializers.CharField()
+    cost_code = serializers.CharField(allow_null=True)
+    change_order = serializers.CharField(allow_null=True)
+    scheduled_value = CentsField(allow_negative=True)
+    previous = CentsField(allow_negative=True)
+    this_period = CentsField(allow_negative=True)
+    materials_stored = CentsField()
+    total_completed_and_stored = CentsField(allow_negative=True)
+    percent_complete = serializers.DecimalField(max_digits=9, decimal_places=2)
+    balance_to_finish = CentsField(allow_negative=True)
+    retainage = CentsField(allow_negative=True)
+
+    def to_representation(self, line):
+        return super().to_representation(g703_row(line, self.context["retainage_pct"]))
+
+
+class PayAppCreateSerializer(InputSerializer):
+    output = PayAppSerializer
+    project = project_ref()
+    period_start = serializers.DateField()
+    period_end = serializers.DateField()
+    retainage_pct = PercentField(required=False)
+
+
+class PayAppLineInputSerializer(InputSerializer):
+    output = PayAppLineSerializer
+    item = serializers.CharField()
+    this_period = CentsField(allow_negative=True, required=False)
+    materials_stored = CentsField(required=False)
+
+
+class PayAppUpdateSerializer(InputSerializer):
+    output = PayAppSerializer
+    lines = IndexedListField(child=PayAppLineInputSerializer(), allow_empty=False, required=False)
+    retainage_pct = PercentField(required=False)
+
+
+class PayAppSubmitSerializer(InputSerializer):
+    allow_missing_waivers = serializers.BooleanField(required=False, default=False)
+
+
+class PayAppRejectSerializer(InputSerializer):
+    reason = serializers.CharField()

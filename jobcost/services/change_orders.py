@@ -1,0 +1,303 @@
+"""Change orders: draft → pending → approved | rejected | void (SPEC §8 change_order).
+
+Approving an owner change order adds its amount to the project's `approved_changes`
+(so `revised_contract` moves), each line's `budget_amount` to its budget line's
+`approved_changes`, and lands it on the project's draft pay app as its own G703 row (or on
+the next pay app created). Approving a commitment change order adds its amount to the
+commitment's `approved_changes` and, the commitment being executed, to the budget line's
+`committed`. All in one transaction, under row locks.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from audit.context import current_actor
+from audit.services import audit_record
+from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.models import (
+    BudgetLine,
+    ChangeOrder,
+    ChangeOrderKind,
+    ChangeOrderLine,
+    ChangeOrderStatus,
+    Commitment,
+    CommitmentStatus,
+    PayApp,
+    PayAppStatus,
+    Project,
+)
+from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.pay_apps import pay_app_add_change_order
+
+S = ChangeOrderStatus
+PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
+
+
+def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]:
+    """Lines must name this project's cost codes and sum to `amount` (422
+    `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`."""
+    for index, line in enumerate(lines):
+        if line["cost_code"].project_id != project.pk:
+            raise InvalidRequest(
+                "The cost code belongs to another project.", param=f"lines[{index}].cost_code"
+            )
+    total = sum(line["amount"] for line in lines)
+    if total != amount:
+        raise ValidationFailed(
+            f"The lines sum to {total} cents but the change order amount is {amount}.",
+            code="lines_sum_mismatch",
+            param="lines",
+        )
+    return [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
+
+
+def _write_lines(change_order: ChangeOrder, lines: list[dict]) -> None:
+    change_order.lines.all().delete()
+    ChangeOrderLine.objects.bulk_create(
+        ChangeOrderLine(
+            change_order=change_order,
+            position=i,
+            cost_code=line["cost_code"],
+            description=line.get("description", ""),
+            amount=line["amount"],
+            budget_amount=line["budget_amount"],
+        )
+        for i, line in enumerate(lines, start=1)
+    )
+
+
+def _lines_audit(lines: list[dict]) -> list[dict]:
+    return [
+        {
+            "cost_code": line["cost_code"].pk,
+            "description": line.get("description", ""),
+            "amount": line["amount"],
+            "budget_amount": line["budget_amount"],
+        }
+        for line in lines
+    ]
+
+
+def _next_number(project_id: str, kind: str) -> str:
+    taken = set(ChangeOrder.objects.filter(project_id=project_id).values_list("number", flat=True))
+    n = 1 + sum(1 for t in taken if t.startswith(PREFIX[kind] + "-"))
+    while f"{PREFIX[kind]}-{n:03d}" in taken:
+        n += 1
+    return f"{PREFIX[kind]}-{n:03d}"
+
+
+@transaction.atomic
+def change_order_create(
+    *,
+    project: Project,
+    kind: str,
+    title: str,
+    amount: int,
+    lines: list[dict],
+    commitment: Commitment | None = None,
+    number: str | None = None,
+    description: str = "",
+) -> ChangeOrder:
+    """Create a draft change order (cents; negative is deductive). A `commitment` kind needs
+    a commitment of the project (400 param `commitment`); an `owner` kind takes none."""
+    project = lock_open_project(project.pk)
+    if kind == ChangeOrderKind.COMMITMENT:
+        if commitment is None:
+            raise InvalidRequest(
+                "A commitment change order names its commitment.",
+                code="parameter_missing",
+                param="commitment",
+            )
+        if commitment.project_id != project.pk:
+            raise InvalidRequest("The commitment belongs to another project.", param="commitment")
+    elif commitment is not None:
+        raise InvalidRequest("An owner change order takes no commitment.", param="commitment")
+    lines = _check_lines(project, amount, lines)
+    if number:
+        if ChangeOrder.objects.filter(project=project, number=number).exists():
+            raise Conflict(
+                f"A change order numbered '{number}' already exists on this project.",
+                code="resource_already_exists",
+                param="number",
+            )
+    else:
+        number = _next_number(project.pk, kind)
+    change_order = ChangeOrder(
+        account_id=project.account_id,
+        project=project,
+        number=number,
+        title=title,
+        description=description,
+        kind=kind,
+        commitment=commitment,
+        amount=amount,
+    )
+    change_order._audit_extra = {"lines": {"before": None, "after": _lines_audit(lines)}}
+    save_audited(change_order)
+    _write_lines(change_order, lines)
+    return change_order
+
+
+@transaction.atomic
+def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
+    """Edit a draft: `title`, `description`, `number`, `amount` and `lines` (which must
+    still sum to the amount). Not draft → 409 `invalid_state_transition`."""
+    change_order = lock(ChangeOrder, change_order_id)
+    project = lock_open_project(change_order.project_id)
+    if change_order.status != S.DRAFT:
+        raise _not_allowed(change_order, "edit")
+    lines = changes.pop("lines", None)
+    if "number" in changes and changes["number"] != change_order.number:
+        clash = ChangeOrder.objects.filter(project=project, number=changes["number"])
+        if clash.exists():
+            raise Conflict(
+                f"A change order numbered '{changes['number']}' already exists.",
+                code="resource_already_exists",
+                param="number",
+            )
+    for field, value in changes.items():
+        setattr(change_order, field, value)
+    if lines is None:
+        lines = [
+            {
+                "cost_code": line.cost_code,
+                "description": line.description,
+                "amount": line.amount,
+                "budget_amount": line.budget_amount,
+            }
+            for line in change_order.lines.select_related("cost_code")
+        ]
+        _check_lines(project, change_order.amount, lines)
+    else:
+        before = [
+            {
+                "cost_code": line.cost_code_id,
+                "description": line.description,
+                "amount": line.amount,
+                "budget_amount": line.budget_amount,
+            }
+            for line in change_order.lines.all()
+        ]
+        lines = _check_lines(project, change_order.amount, lines)
+        change_order._audit_extra = {"lines": {"before": before, "after": _lines_audit(lines)}}
+        _write_lines(change_order, lines)
+    return save_audited(change_order)
+
+
+def _not_allowed(change_order: ChangeOrder, verb: str) -> Conflict:
+    return Conflict(
+        f"Cannot {verb} a change order that is {change_order.status}.",
+        code="invalid_state_transition",
+        object_id=change_order.pk,
+    )
+
+
+@transaction.atomic
+def change_order_submit(*, change_order_id: str) -> ChangeOrder:
+    """draft → pending (sent for approval)."""
+    change_order = lock(ChangeOrder, change_order_id)
+    lock_open_project(change_order.project_id)
+    if change_order.status != S.DRAFT:
+        raise _not_allowed(change_order, "submit")
+    change_order.status = S.PENDING
+    change_order.submitted_at = timezone.now()
+    return save_audited(change_order, action="submitted")
+
+
+def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
+    before = project.approved_changes
+    Project.objects.filter(pk=project.pk).update(
+        approved_changes=F("approved_changes") + change_order.amount, updated_at=timezone.now()
+    )
+    audit_record(
+        target_type=Project.OBJECT,
+        target_id=project.pk,
+        account_id=project.account_id,
+        action="updated",
+        changes={"approved_changes": {"before": before, "after": before + change_order.amount}},
+        note=f"Change order {change_order.number} approved.",
+    )
+    for line in change_order.lines.all():
+        if line.budget_amount:
+            BudgetLine.objects.filter(cost_code_id=line.cost_code_id).update(
+                approved_changes=F("approved_changes") + line.budget_amount,
+                updated_at=timezone.now(),
+            )
+    draft = (
+        PayApp.objects.select_for_update()
+        .filter(project=project, status=PayAppStatus.DRAFT)
+        .first()
+    )
+    if draft is not None:
+        pay_app_add_change_order(pay_app=draft, change_order=change_order)
+
+
+def _approve_commitment(change_order: ChangeOrder) -> None:
+    commitment = lock(Commitment, change_order.commitment_id)
+    if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
+        raise Conflict(
+            f"Commitment {commitment.number} is {commitment.status}; change it directly "
+            "while draft, or execute it first.",
+            code="commitment_not_executed",
+            object_id=commitment.pk,
+        )
+    if commitment.remaining + change_order.amount < 0:
+        raise ValidationFailed(
+            f"This deduction would take commitment {commitment.number} below the "
+            f"{commitment.billed_to_date} cents already billed.",
+            code="exceeds_commitment",
+            param="amount",
+            object_id=change_order.pk,
+        )
+    commitment.approved_changes += change_order.amount
+    save_audited(commitment, note=f"Change order {change_order.number} approved.")
+    if commitment.cost_code_id:
+        BudgetLine.objects.filter(cost_code_id=commitment.cost_code_id).update(
+            committed=F("committed") + change_order.amount, updated_at=timezone.now()
+        )
+
+
+@transaction.atomic
+def change_order_approve(*, change_order_id: str) -> ChangeOrder:
+    """draft | pending → approved, applying it (see module docstring). Approving a void,
+    rejected or approved change order is 409 `invalid_state_transition`."""
+    change_order = lock(ChangeOrder, change_order_id)
+    project = lock_open_project(change_order.project_id)
+    if change_order.status not in (S.DRAFT, S.PENDING):
+        raise _not_allowed(change_order, "approve")
+    if change_order.kind == ChangeOrderKind.OWNER:
+        _approve_owner(change_order, project)
+    else:
+        _approve_commitment(change_order)
+    change_order.status = S.APPROVED
+    change_order.approved_at = timezone.now()
+    change_order.approved_by = current_actor().id or current_actor().type
+    return save_audited(change_order, action="approved")
+
+
+@transaction.atomic
+def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrder:
+    """pending → rejected, with an optional reason."""
+    change_order = lock(ChangeOrder, change_order_id)
+    lock_open_project(change_order.project_id)
+    if change_order.status != S.PENDING:
+        raise _not_allowed(change_order, "reject")
+    change_order.status = S.REJECTED
+    change_order.rejected_at = timezone.now()
+    change_order.rejection_reason = reason
+    return save_audited(change_order, action="rejected", note=reason)
+
+
+@transaction.atomic
+def change_order_void(*, change_order_id: str) -> ChangeOrder:
+    """draft | pending → void."""
+    change_order = lock(ChangeOrder, change_order_id)
+    lock_open_project(change_order.project_id)
+    if change_order.status not in (S.DRAFT, S.PENDING):
+        raise _not_allowed(change_order, "void")
+    change_order.status = S.VOID
+    change_order.voided_at = timezone.now()
+    return save_audited(change_order, action="voided")

@@ -1,0 +1,243 @@
+"""Vendor invoices: receive, code, approve (draws the commitment down), mark paid, void
+(SPEC §8 invoice).
+
+Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking its remaining
+balance, so concurrent approvals are serialized and can never bill past `revised_amount`.
+Lock order everywhere: commitment, then invoice.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.models import (
+    BudgetLine,
+    Commitment,
+    CommitmentStatus,
+    Invoice,
+    InvoiceLine,
+    InvoiceStatus,
+)
+from jobcost.money import percent_of
+from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
+from jobcost.services.pay_apps import period_is_locked
+
+S = InvoiceStatus
+
+
+def _exceeds(commitment: Commitment, amount: int, *, object_id: str | None = None):
+    return ValidationFailed(
+        f"Amount {amount} cents exceeds the commitment's remaining balance of "
+        f"{commitment.remaining} cents (revised {commitment.revised_amount}, billed "
+        f"{commitment.billed_to_date}).",
+        code="exceeds_commitment",
+        param="amount",
+        object_id=object_id or commitment.pk,
+    )
+
+
+def _check_period(project_id: str, day: datetime.date) -> None:
+    if period_is_locked(project_id, day):
+        raise ValidationFailed(
+            f"{day} falls in a billing period already submitted; the period is locked.",
+            code="period_locked",
+            param="invoice_date",
+        )
+
+
+def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) -> None:
+    if Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk).exists():
+        raise Conflict(
+            f"This vendor already has an invoice numbered '{number}'.",
+            code="duplicate_invoice",
+            param="number",
+        )
+
+
+def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
+    for index, line in enumerate(lines):
+        if line["cost_code"].project_id != invoice.project_id:
+            raise InvalidRequest(
+                "The cost code belongs to another project.", param=f"lines[{index}].cost_code"
+            )
+    total = sum(line["amount"] for line in lines)
+    if total != invoice.amount:
+        raise ValidationFailed(
+            f"The lines sum to {total} cents but the invoice amount is {invoice.amount}.",
+            code="lines_sum_mismatch",
+            param="lines",
+            object_id=invoice.pk,
+        )
+
+
+@transaction.atomic
+def invoice_create(
+    *,
+    commitment: Commitment,
+    number: str,
+    invoice_date: datetime.date,
+    amount: int,
+    due_date: datetime.date | None = None,
+) -> Invoice:
+    """Receive a vendor invoice (cents) against an executed commitment. Raises 409
+    `commitment_not_executed`, 422 `exceeds_commitment` (param `amount`) over the remaining
+    balance, 409 `duplicate_invoice` per vendor and number, 422 `period_locked`."""
+    commitment = lock(Commitment, commitment.pk)
+    lock_open_project(commitment.project_id)
+    if commitment.status != CommitmentStatus.EXECUTED:
+        raise Conflict(
+            f"Commitment {commitment.number} is {commitment.status}; invoices need an "
+            "executed commitment.",
+            code="commitment_not_executed",
+            param="commitment",
+            object_id=commitment.pk,
+        )
+    if amount > commitment.remaining:
+        raise _exceeds(commitment, amount)
+    _check_number(commitment.vendor_id, number)
+    _check_period(commitment.project_id, invoice_date)
+    return save_audited(
+        Invoice(
+            account_id=commitment.account_id,
+            project_id=commitment.project_id,
+            commitment=commitment,
+            vendor_id=commitment.vendor_id,
+            number=number,
+            invoice_date=invoice_date,
+            due_date=due_date,
+            amount=amount,
+            retainage_pct=commitment.retainage_pct,
+            retainage_amount=percent_of(amount, commitment.retainage_pct),
+        )
+    )
+
+
+@transaction.atomic
+def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
+    """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
+    amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
+    against the commitment; a new `invoice_date` against locked periods."""
+    invoice = Invoice.objects.get(pk=invoice_id)
+    commitment = lock(Commitment, invoice.commitment_id)
+    invoice = lock(Invoice, invoice_id)
+    lock_open_project(invoice.project_id)
+    if invoice.status not in (S.RECEIVED, S.CODED):
+        raise Conflict(
+            f"An {invoice.status} invoice cannot be edited.",
+            code="invalid_state_transition",
+            object_id=invoice.pk,
+        )
+    lines = changes.pop("lines", None)
+    if "number" in changes and changes["number"] != invoice.number:
+        _check_number(invoice.vendor_id, changes["number"], exclude_pk=invoice.pk)
+    if "invoice_date" in changes and changes["invoice_date"] != invoice.invoice_date:
+        _check_period(invoice.project_id, changes["invoice_date"])
+    new_amount = changes.get("amount", invoice.amount)
+    if new_amount != invoice.amount and new_amount > commitment.remaining:
+        raise _exceeds(commitment, new_amount, object_id=invoice.pk)
+    for field, value in changes.items():
+        setattr(invoice, field, value)
+    invoice.retainage_amount = percent_of(invoice.amount, invoice.retainage_pct)
+    action = None
+    if lines is not None:
+        _check_lines(invoice, lines)
+        invoice._audit_extra = {
+            "lines": {
+                "before": [
+                    {"cost_code": line.cost_code_id, "amount": line.amount}
+                    for line in invoice.lines.all()
+                ],
+                "after": [
+                    {"cost_code": ln["cost_code"].pk, "amount": ln["amount"]} for ln in lines
+                ],
+            }
+        }
+        invoice.lines.all().delete()
+        InvoiceLine.objects.bulk_create(
+            InvoiceLine(
+                invoice=invoice, position=i, cost_code=line["cost_code"], amount=line["amount"]
+            )
+            for i, line in enumerate(lines, start=1)
+        )
+        invoice.status = S.CODED
+        action = "coded"
+    elif invoice.status == S.CODED:
+        coded = [
+            {"cost_code": line.cost_code, "amount": line.amount} for line in invoice.lines.all()
+        ]
+        _check_lines(invoice, coded)
+    return save_audited(invoice, action=action)
+
+
+@transaction.atomic
+def invoice_approve(*, invoice_id: str) -> Invoice:
+    """coded → approved: under the commitment's row lock, re-check the remaining balance
+    (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
+    each line to its budget line's `actual`, and request a conditional progress lien waiver."""
+    invoice = Invoice.objects.get(pk=invoice_id)
+    commitment = lock(Commitment, invoice.commitment_id)
+    invoice = lock(Invoice, invoice_id)
+    lock_open_project(invoice.project_id)
+    if invoice.status != S.CODED:
+        raise Conflict(
+            f"Only coded invoices can be approved; this one is {invoice.status}.",
+            code="invalid_state_transition",
+            object_id=invoice.pk,
+        )
+    if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
+        raise Conflict(
+            f"Commitment {commitment.number} is {commitment.status}.",
+            code="commitment_not_executed",
+            object_id=commitment.pk,
+        )
+    if invoice.amount > commitment.remaining:
+        raise _exceeds(commitment, invoice.amount, object_id=invoice.pk)
+    commitment.billed_to_date += invoice.amount
+    save_audited(commitment, note=f"Invoice {invoice.number} approved.")
+    for line in invoice.lines.all():
+        BudgetLine.objects.filter(cost_code_id=line.cost_code_id).update(
+            actual=F("actual") + line.amount
+        )
+    invoice.status = S.APPROVED
+    invoice.approved_at = timezone.now()
+    save_audited(invoice, action="approved")
+    lien_waiver_request_for_invoice(invoice)
+    return invoice
+
+
+@transaction.atomic
+def invoice_mark_paid(*, invoice_id: str) -> Invoice:
+    """approved → paid."""
+    invoice = lock(Invoice, invoice_id)
+    lock_open_project(invoice.project_id)
+    if invoice.status != S.APPROVED:
+        raise Conflict(
+            f"Only approved invoices can be marked paid; this one is {invoice.status}.",
+            code="invalid_state_transition",
+            object_id=invoice.pk,
+        )
+    invoice.status = S.PAID
+    invoice.paid_at = timezone.now()
+    return save_audited(invoice, action="paid")
+
+
+@transaction.atomic
+def invoice_void(*, invoice_id: str) -> Invoice:
+    """received | coded → void (never once approved: reverse it with a credit instead)."""
+    invoice = lock(Invoice, invoice_id)
+    lock_open_project(invoice.project_id)
+    if invoice.status not in (S.RECEIVED, S.CODED):
+        raise Conflict(
+            f"An {invoice.status} invoice cannot be voided.",
+            code="invalid_state_transition",
+            object_id=invoice.pk,
+        )
+    invoice.status = S.VOID
+    invoice.voided_at = timezone.now()
+    return save_audited(invoice, action="voided")

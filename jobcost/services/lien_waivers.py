@@ -1,0 +1,102 @@
+"""Lien waivers: requested on invoice approval or by POST, received or rejected by PATCH."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.models import (
+    Commitment,
+    Invoice,
+    LienWaiver,
+    LienWaiverStatus,
+    LienWaiverType,
+    Project,
+    Vendor,
+)
+from jobcost.services.common import lock, lock_open_project, save_audited
+
+S = LienWaiverStatus
+
+
+@transaction.atomic
+def lien_waiver_create(
+    *,
+    project: Project,
+    vendor: Vendor,
+    type: str,
+    amount: int,
+    through_date: datetime.date,
+    commitment: Commitment | None = None,
+    invoice: Invoice | None = None,
+    document_url: str = "",
+) -> LienWaiver:
+    """Request a waiver from a vendor for the period holding `through_date` (amount in cents).
+    A commitment or invoice given must be of that project and vendor (400)."""
+    project = lock_open_project(project.pk)
+    for param, obj in (("commitment", commitment), ("invoice", invoice)):
+        if obj is not None and (obj.project_id != project.pk or obj.vendor_id != vendor.pk):
+            raise InvalidRequest(f"The {param} is not this project's and vendor's.", param=param)
+    return save_audited(
+        LienWaiver(
+            account_id=project.account_id,
+            project=project,
+            vendor=vendor,
+            commitment=commitment,
+            invoice=invoice,
+            type=type,
+            amount=amount,
+            through_date=through_date,
+            document_url=document_url,
+        ),
+        action="requested",
+    )
+
+
+def lien_waiver_request_for_invoice(invoice: Invoice) -> LienWaiver:
+    """On invoice approval: a conditional progress waiver from the vendor for the invoice's
+    amount, through its date (so it belongs to the period that holds the invoice date)."""
+    return save_audited(
+        LienWaiver(
+            account_id=invoice.account_id,
+            project_id=invoice.project_id,
+            vendor_id=invoice.vendor_id,
+            commitment_id=invoice.commitment_id,
+            invoice=invoice,
+            type=LienWaiverType.CONDITIONAL_PROGRESS,
+            amount=invoice.amount,
+            through_date=invoice.invoice_date,
+        ),
+        action="requested",
+    )
+
+
+@transaction.atomic
+def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
+    """Record receipt: `status` `received` (with `received_on`, default today) or
+    `rejected`, and `document_url`. A received waiver is final (409 on any status change)."""
+    waiver = lock(LienWaiver, lien_waiver_id)
+    lock_open_project(waiver.project_id)
+    new_status = changes.get("status", waiver.status)
+    if new_status != waiver.status:
+        if waiver.status == S.RECEIVED or new_status == S.REQUESTED:
+            raise Conflict(
+                f"A {waiver.status} waiver cannot become {new_status}.",
+                code="invalid_state_transition",
+                param="status",
+                object_id=waiver.pk,
+            )
+        waiver.status = new_status
+        if new_status == S.RECEIVED:
+            waiver.received_on = changes.get("received_on") or timezone.localdate()
+        action = new_status
+    else:
+        action = None
+        if "received_on" in changes:
+            waiver.received_on = changes["received_on"]
+    if "document_url" in changes:
+        waiver.document_url = changes["document_url"]
+    return save_audited(waiver, action=action)

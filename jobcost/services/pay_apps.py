@@ -1,0 +1,355 @@
+"""Pay apps (SPEC §8 pay_app): create the next draft, enter the period's work, submit with
+the lien-waiver rule, reject back to draft, approve (certify), mark paid.
+
+Lines are generated at creation: one per cost code with a scheduled value (ordered by code,
+items "1", "2", …) and one per approved owner change order (item = the change order number),
+a change order's row first appearing on the pay app it lands on and staying on every later
+one. `previous` carries the work (not the stored materials) billed on earlier applications.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from audit.services import audit_record
+from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.models import (
+    CERTIFIED_STATUSES,
+    ChangeOrder,
+    ChangeOrderKind,
+    ChangeOrderStatus,
+    CostCode,
+    PayApp,
+    PayAppLine,
+    PayAppStatus,
+    Project,
+)
+from jobcost.selectors.g702 import g702, g703_row
+from jobcost.selectors.lien_waivers import vendors_missing_waivers
+from jobcost.services.common import lock, lock_open_project, save_audited
+
+S = PayAppStatus
+
+
+def _not_allowed(pay_app: PayApp, verb: str) -> Conflict:
+    return Conflict(
+        f"Cannot {verb} a pay app that is {pay_app.status}.",
+        code="invalid_state_transition",
+        object_id=pay_app.pk,
+    )
+
+
+def _previous_work(project_id: str, before_number: int) -> dict[tuple[str, str], int]:
+    """Work billed on earlier applications, per row source: ("cc", id) or ("co", id)."""
+    rows = (
+        PayAppLine.objects.filter(pay_app__project_id=project_id, pay_app__number__lt=before_number)
+        .values("cost_code_id", "change_order_id")
+        .annotate(work=Sum("this_period"))
+    )
+    carried = {}
+    for row in rows:
+        key = (
+            ("co", row["change_order_id"])
+            if row["change_order_id"]
+            else ("cc", row["cost_code_id"])
+        )
+        carried[key] = carried.get(key, 0) + (row["work"] or 0)
+    return carried
+
+
+def _change_order_line(pay_app: PayApp, change_order: ChangeOrder, position: int, previous: int):
+    return PayAppLine(
+        pay_app=pay_app,
+        position=position,
+        item=change_order.number,
+        description=f"Change order {change_order.number}: {change_order.title}",
+        change_order=change_order,
+        scheduled_value=change_order.amount,
+        previous=previous,
+    )
+
+
+@transaction.atomic
+def pay_app_create(
+    *,
+    project: Project,
+    period_start: datetime.date,
+    period_end: datetime.date,
+    retainage_pct: Decimal | None = None,
+) -> PayApp:
+    """Create the project's next-numbered draft and its G703 lines.
+
+    Raises 409 `draft_pay_app_exists` (one draft per project), 400 for an end before the
+    start, 422 `periods_overlap` when the period does not start after every earlier period,
+    422 `schedule_of_values_unbalanced` when the cost codes' scheduled values do not sum to
+    the contract amount. Approved owner change orders not yet billed land on this draft.
+    """
+    project = lock_open_project(project.pk)
+    if period_end < period_start:
+        raise InvalidRequest("period_end must not be before period_start.", param="period_end")
+    draft = PayApp.objects.filter(project=project, status=S.DRAFT).first()
+    if draft is not None:
+        raise Conflict(
+            f"Pay app #{draft.number} is still a draft; submit it before creating the next.",
+            code="draft_pay_app_exists",
+            object_id=draft.pk,
+        )
+    clash = PayApp.objects.filter(project=project, period_end__gte=period_start).order_by("-number")
+    if clash.exists():
+        latest = clash.first()
+        raise ValidationFailed(
+            f"The period overlaps pay app #{latest.number} ({latest.period_start} to "
+            f"{latest.period_end}); a new period starts after {latest.period_end}.",
+            code="periods_overlap",
+            param="period_start",
+            object_id=latest.pk,
+        )
+    codes = list(CostCode.objects.filter(project=project).order_by("code"))
+    scheduled = sum(c.scheduled_value for c in codes)
+    if scheduled != project.contract_amount:
+        raise ValidationFailed(
+            f"The schedule of values ({scheduled} cents) does not equal the contract amount "
+            f"({project.contract_amount} cents); fix the cost codes' scheduled values.",
+            code="schedule_of_values_unbalanced",
+        )
+    last = PayApp.objects.filter(project=project).order_by("-number").first()
+    number = (last.number if last else 0) + 1
+    pay_app = save_audited(
+        PayApp(
+            account_id=project.account_id,
+            project=project,
+            number=number,
+            period_start=period_start,
+            period_end=period_end,
+            retainage_pct=project.retainage_pct if retainage_pct is None else retainage_pct,
+        )
+    )
+    carried = _previous_work(project.pk, number)
+    lines = [
+        PayAppLine(
+            pay_app=pay_app,
+            position=i,
+            item=str(i),
+            description=f"{c.code} {c.name}",
+            cost_code=c,
+            scheduled_value=c.scheduled_value,
+            previous=carried.get(("cc", c.pk), 0),
+        )
+        for i, c in enumerate((c for c in codes if c.scheduled_value > 0), start=1)
+    ]
+    billed_orders = ChangeOrder.objects.filter(
+        project=project,
+        kind=ChangeOrderKind.OWNER,
+        status=ChangeOrderStatus.APPROVED,
+    ).order_by("approved_at", "number")
+    landing = []
+    for order in billed_orders:
+        if order.pay_app_id is None:
+            landing.append(order)
+        lines.append(
+            _change_order_line(pay_app, order, len(lines) + 1, carried.get(("co", order.pk), 0))
+        )
+    PayAppLine.objects.bulk_create(lines)
+    for order in landing:
+        order.pay_app = pay_app
+        save_audited(order, action="billed", note=f"Landed on pay app #{number}.")
+    return pay_app
+
+
+def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> None:
+    """Land an approved owner change order on a draft pay app as its own G703 row (called
+    inside the change order's approval transaction, with the draft locked)."""
+    position = (
+        pay_app.lines.order_by("-position").values_list("position", flat=True).first() or 0
+    ) + 1
+    _change_order_line(pay_app, change_order, position, 0).save()
+    change_order.pay_app = pay_app
+
+
+def _lock_draft(pay_app_id: str) -> PayApp:
+    pay_app = lock(PayApp, pay_app_id)
+    lock_open_project(pay_app.project_id)
+    if pay_app.status != S.DRAFT:
+        raise ValidationFailed(
+            f"Pay app #{pay_app.number} is {pay_app.status}; its period is locked.",
+            code="period_locked",
+            object_id=pay_app.pk,
+        )
+    return pay_app
+
+
+@transaction.atomic
+def pay_app_update(
+    *, pay_app_id: str, lines: list[dict] | None = None, retainage_pct: Decimal | None = None
+) -> PayApp:
+    """Enter the period: `lines` [{item, this_period, materials_stored}] (cents) and/or the
+    `retainage_pct`. Draft only (else 422 `period_locked`). A row whose total would pass its
+    scheduled value (or go below zero; for a deductive row, the other way) is 422
+    `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400."""
+    pay_app = _lock_draft(pay_app_id)
+    changes = {}
+    if lines:
+        rows = {line.item: line for line in pay_app.lines.select_for_update()}
+        for index, entry in enumerate(lines):
+            row = rows.get(entry["item"])
+            if row is None:
+                raise InvalidRequest(
+                    f"Pay app #{pay_app.number} has no line '{entry['item']}'.",
+                    param=f"lines[{index}].item",
+                )
+            before = (row.this_period, row.materials_stored)
+            row.this_period = entry.get("this_period", row.this_period)
+            row.materials_stored = entry.get("materials_stored", row.materials_stored)
+            total = row.total_completed_and_stored
+            low, high = sorted((0, row.scheduled_value))
+            if not low <= total <= high:
+                raise ValidationFailed(
+                    f"Line {row.item}: previous + this_period + materials_stored = {total} "
+                    f"cents, outside 0 to the scheduled value {row.scheduled_value}.",
+                    code="exceeds_scheduled_value",
+                    param=f"lines[{index}]",
+                    object_id=pay_app.pk,
+                )
+            if before != (row.this_period, row.materials_stored):
+                row.save(update_fields=["this_period", "materials_stored"])
+                changes[f"lines.{row.item}"] = {
+                    "before": {"this_period": before[0], "materials_stored": before[1]},
+                    "after": {
+                        "this_period": row.this_period,
+                        "materials_stored": row.materials_stored,
+                    },
+                }
+    if retainage_pct is not None and retainage_pct != pay_app.retainage_pct:
+        pay_app.retainage_pct = retainage_pct
+    save_audited(pay_app)
+    if changes:
+        audit_record(
+            target_type=PayApp.OBJECT,
+            target_id=pay_app.pk,
+            account_id=pay_app.account_id,
+            action="lines_updated",
+            changes=changes,
+        )
+    return pay_app
+
+
+def _figures(pay_app: PayApp):
+    rows = [g703_row(line, pay_app.retainage_pct) for line in pay_app.lines.all()]
+    return g702(rows, pay_app.retainage_pct, previous_certificates(pay_app))
+
+
+def previous_certificates(pay_app: PayApp) -> int:
+    """G702 line 7: line 6 of the latest earlier submitted, approved or paid application."""
+    earlier = (
+        PayApp.objects.filter(
+            project_id=pay_app.project_id,
+            number__lt=pay_app.number,
+            status__in=CERTIFIED_STATUSES,
+        )
+        .order_by("-number")
+        .values_list("certified_earned_less_retainage", flat=True)
+        .first()
+    )
+    return earlier or 0
+
+
+@transaction.atomic
+def pay_app_submit(*, pay_app_id: str, allow_missing_waivers: bool = False) -> PayApp:
+    """draft → submitted; locks the period. With waivers missing for the period, 422
+    `lien_waivers_missing` naming the vendors, unless `allow_missing_waivers`: then the
+    override and the missing vendors are recorded on the audit trail."""
+    pay_app = lock(PayApp, pay_app_id)
+    lock_open_project(pay_app.project_id)
+    if pay_app.status != S.DRAFT:
+        raise _not_allowed(pay_app, "submit")
+    missing = vendors_missing_waivers(pay_app)
+    note = ""
+    if missing:
+        names = ", ".join(f"{v.name} ({v.pk})" for v in missing)
+        if not allow_missing_waivers:
+            raise ValidationFailed(
+                f"Lien waivers for this period are missing from: {names}. Record them, or "
+                "submit with allow_missing_waivers: true.",
+                code="lien_waivers_missing",
+                param="allow_missing_waivers",
+                object_id=pay_app.pk,
+            )
+        note = f"Submitted with lien waivers missing (override) from: {names}."
+    figures = _figures(pay_app)
+    pay_app.status = S.SUBMITTED
+    pay_app.submitted_at = timezone.now()
+    pay_app.rejection_reason = ""
+    pay_app.certified_total_completed = figures.total_completed_and_stored
+    pay_app.certified_earned_less_retainage = figures.total_earned_less_retainage
+    save_audited(pay_app, action="submitted", note=note)
+    if missing:
+        audit_record(
+            target_type=PayApp.OBJECT,
+            target_id=pay_app.pk,
+            account_id=pay_app.account_id,
+            action="waiver_override",
+            changes={"lien_waivers_missing": {"before": None, "after": [v.pk for v in missing]}},
+            note=note,
+        )
+    return pay_app
+
+
+@transaction.atomic
+def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
+    """submitted → draft with the owner's `reason`, unlocking the period. Refused (409) when
+    a later application exists, since its carried figures rest on this one."""
+    pay_app = lock(PayApp, pay_app_id)
+    lock_open_project(pay_app.project_id)
+    if pay_app.status != S.SUBMITTED:
+        raise _not_allowed(pay_app, "reject")
+    if PayApp.objects.filter(project_id=pay_app.project_id, number__gt=pay_app.number).exists():
+        raise Conflict(
+            "A later pay app exists; only the latest application can go back to draft.",
+            code="invalid_state_transition",
+            object_id=pay_app.pk,
+        )
+    pay_app.status = S.DRAFT
+    pay_app.rejection_reason = reason
+    pay_app.submitted_at = None
+    pay_app.certified_total_completed = None
+    pay_app.certified_earned_less_retainage = None
+    return save_audited(pay_app, action="rejected", note=reason)
+
+
+@transaction.atomic
+def pay_app_approve(*, pay_app_id: str) -> PayApp:
+    """submitted → approved (certified by the owner or architect)."""
+    pay_app = lock(PayApp, pay_app_id)
+    lock_open_project(pay_app.project_id)
+    if pay_app.status != S.SUBMITTED:
+        raise _not_allowed(pay_app, "approve")
+    pay_app.status = S.APPROVED
+    pay_app.approved_at = timezone.now()
+    return save_audited(pay_app, action="approved")
+
+
+@transaction.atomic
+def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
+    """approved → paid."""
+    pay_app = lock(PayApp, pay_app_id)
+    lock_open_project(pay_app.project_id)
+    if pay_app.status != S.APPROVED:
+        raise _not_allowed(pay_app, "mark paid")
+    pay_app.status = S.PAID
+    pay_app.paid_at = timezone.now()
+    return save_audited(pay_app, action="paid")
+
+
+def period_is_locked(project_id: str, day: datetime.date) -> bool:
+    """True when a submitted, approved or paid pay app's period holds `day`."""
+    return PayApp.objects.filter(
+        project_id=project_id,
+        status__in=CERTIFIED_STATUSES,
+        period_start__lte=day,
+        period_end__gte=day,
+    ).exists()

@@ -1,0 +1,68 @@
+"""/v1/change-orders (rules in `services.change_orders`)."""
+
+from rest_framework.decorators import action
+
+from audit.views import AuditTrailMixin
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.filters import ChangeOrderFilter
+from jobcost.serializers.change_orders import (
+    ChangeOrderCreateSerializer,
+    ChangeOrderSerializer,
+    ChangeOrderUpdateSerializer,
+    ReasonSerializer,
+)
+from jobcost.serializers.commitments import EmptySerializer
+from jobcost.services import change_orders
+from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+
+
+class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = ChangeOrderSerializer
+    filterset_class = ChangeOrderFilter
+    id_prefix = "co"
+
+    @list_doc(ChangeOrderSerializer, "List change orders")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(ChangeOrderSerializer, "Retrieve a change order")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(ChangeOrderCreateSerializer, ChangeOrderSerializer, "Create a draft change order")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(ChangeOrderCreateSerializer)
+        return self.render(change_orders.change_order_create(**data), status=201)
+
+    @update_doc(ChangeOrderUpdateSerializer, ChangeOrderSerializer, "Update a draft change order")
+    def partial_update(self, request, *args, **kwargs):
+        change_order = self.get_object()
+        data = self.parse(ChangeOrderUpdateSerializer)
+        return self.render(
+            change_orders.change_order_update(change_order_id=change_order.pk, changes=data)
+        )
+
+    def _transition(self, service, body=EmptySerializer):
+        change_order = self.get_object()
+        data = self.parse(body)
+        return self.render(service(change_order_id=change_order.pk, **data))
+
+    @action_doc(ChangeOrderSerializer, "Submit a change order for approval", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def submit(self, request, *args, **kwargs):
+        return self._transition(change_orders.change_order_submit)
+
+    @action_doc(ChangeOrderSerializer, "Approve a change order", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, *args, **kwargs):
+        return self._transition(change_orders.change_order_approve)
+
+    @action_doc(ChangeOrderSerializer, "Reject a pending change order", ReasonSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request, *args, **kwargs):
+        return self._transition(change_orders.change_order_reject, ReasonSerializer)
+
+    @action_doc(ChangeOrderSerializer, "Void a change order", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def void(self, request, *args, **kwargs):
+        return self._transition(change_orders.change_order_void)

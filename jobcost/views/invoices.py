@@ -1,0 +1,88 @@
+"""/v1/invoices and /v1/lien-waivers (rules in `services.invoices`, `services.lien_waivers`)."""
+
+from rest_framework.decorators import action
+
+from audit.views import AuditTrailMixin
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.filters import InvoiceFilter, LienWaiverFilter
+from jobcost.serializers.commitments import EmptySerializer
+from jobcost.serializers.invoices import (
+    InvoiceCreateSerializer,
+    InvoiceSerializer,
+    InvoiceUpdateSerializer,
+    LienWaiverCreateSerializer,
+    LienWaiverSerializer,
+    LienWaiverUpdateSerializer,
+)
+from jobcost.services import invoices, lien_waivers
+from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+
+
+class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = InvoiceSerializer
+    filterset_class = InvoiceFilter
+    id_prefix = "inv"
+
+    @list_doc(InvoiceSerializer, "List invoices")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(InvoiceSerializer, "Retrieve an invoice")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(InvoiceCreateSerializer, InvoiceSerializer, "Receive a vendor invoice")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(InvoiceCreateSerializer)
+        return self.render(invoices.invoice_create(**data), status=201)
+
+    @update_doc(InvoiceUpdateSerializer, InvoiceSerializer, "Edit or code an invoice")
+    def partial_update(self, request, *args, **kwargs):
+        invoice = self.get_object()
+        data = self.parse(InvoiceUpdateSerializer)
+        return self.render(invoices.invoice_update(invoice_id=invoice.pk, changes=dict(data)))
+
+    def _transition(self, service):
+        invoice = self.get_object()
+        self.parse(EmptySerializer)
+        return self.render(service(invoice_id=invoice.pk))
+
+    @action_doc(InvoiceSerializer, "Approve a coded invoice", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, *args, **kwargs):
+        return self._transition(invoices.invoice_approve)
+
+    @action_doc(InvoiceSerializer, "Mark an approved invoice paid", EmptySerializer)
+    @action(detail=True, methods=["post"], url_path="mark-paid")
+    def mark_paid(self, request, *args, **kwargs):
+        return self._transition(invoices.invoice_mark_paid)
+
+    @action_doc(InvoiceSerializer, "Void an invoice", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def void(self, request, *args, **kwargs):
+        return self._transition(invoices.invoice_void)
+
+
+class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = LienWaiverSerializer
+    filterset_class = LienWaiverFilter
+    id_prefix = "lw"
+
+    @list_doc(LienWaiverSerializer, "List lien waivers")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(LienWaiverSerializer, "Retrieve a lien waiver")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(LienWaiverCreateSerializer, LienWaiverSerializer, "Request a lien waiver")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(LienWaiverCreateSerializer)
+        return self.render(lien_waivers.lien_waiver_create(**data), status=201)
+
+    @update_doc(LienWaiverUpdateSerializer, LienWaiverSerializer, "Record a lien waiver")
+    def partial_update(self, request, *args, **kwargs):
+        waiver = self.get_object()
+        data = self.parse(LienWaiverUpdateSerializer)
+        return self.render(lien_waivers.lien_waiver_update(lien_waiver_id=waiver.pk, changes=data))

@@ -1,0 +1,87 @@
+"""/v1/pay-apps and /v1/pay-apps/{id}/lines (rules in `services.pay_apps`)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.decorators import action
+
+from audit.views import AuditTrailMixin
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.filters import PayAppFilter
+from jobcost.serializers.commitments import EmptySerializer
+from jobcost.serializers.pay_apps import (
+    PayAppCreateSerializer,
+    PayAppLineSerializer,
+    PayAppRejectSerializer,
+    PayAppSerializer,
+    PayAppSubmitSerializer,
+    PayAppUpdateSerializer,
+)
+from jobcost.services import pay_apps
+from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+
+
+class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = PayAppSerializer
+    filterset_class = PayAppFilter
+    id_prefix = "pa"
+
+    @list_doc(PayAppSerializer, "List pay apps")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(PayAppSerializer, "Retrieve a pay app with its G702 totals")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(PayAppCreateSerializer, PayAppSerializer, "Create the next draft pay app")
+    def create(self, request, *args, **kwargs):
+        data = self.parse(PayAppCreateSerializer)
+        return self.render(pay_apps.pay_app_create(**data), status=201)
+
+    @update_doc(PayAppUpdateSerializer, PayAppSerializer, "Enter this period's work")
+    def partial_update(self, request, *args, **kwargs):
+        pay_app = self.get_object()
+        data = self.parse(PayAppUpdateSerializer)
+        return self.render(pay_apps.pay_app_update(pay_app_id=pay_app.pk, **data))
+
+    @extend_schema(
+        summary="List the pay app's G703 continuation-sheet rows",
+        responses={200: PayAppLineSerializer(many=True)},
+        filters=False,
+    )
+    @action(detail=True, methods=["get"])
+    def lines(self, request, *args, **kwargs):
+        pay_app = self.get_object()
+        return self.render_list(
+            pay_app.lines.all(),
+            serializer_class=PayAppLineSerializer,
+            keys=("position", "id"),
+            ascending=True,
+            context={"retainage_pct": pay_app.retainage_pct},
+        )
+
+    def _transition(self, service, body=EmptySerializer):
+        pay_app = self.get_object()
+        data = self.parse(body)
+        return self.render(service(pay_app_id=pay_app.pk, **data))
+
+    @action_doc(PayAppSerializer, "Submit a pay app (locks its period)", PayAppSubmitSerializer)
+    @action(detail=True, methods=["post"])
+    def submit(self, request, *args, **kwargs):
+        return self._transition(pay_apps.pay_app_submit, PayAppSubmitSerializer)
+
+    @action_doc(PayAppSerializer, "Approve (certify) a submitted pay app", EmptySerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, *args, **kwargs):
+        return self._transition(pay_apps.pay_app_approve)
+
+    @action_doc(
+        PayAppSerializer, "Reject a submitted pay app back to draft", PayAppRejectSerializer
+    )
+    @action(detail=True, methods=["post"])
+    def reject(self, request, *args, **kwargs):
+        return self._transition(pay_apps.pay_app_reject, PayAppRejectSerializer)
+
+    @action_doc(PayAppSerializer, "Mark an approved pay app paid", EmptySerializer)
+    @action(detail=True, methods=["post"], url_path="mark-paid")
+    def mark_paid(self, request, *args, **kwargs):
+        return self._transition(pay_apps.pay_app_mark_paid)

@@ -1,0 +1,80 @@
+"""Concurrent invoice approvals can never bill a commitment past its revised amount."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from jobcost.models import BudgetLine, Commitment, Invoice, LienWaiver
+from tests.conftest import Api
+from tests.factories import AccountFactory, CommitmentFactory, ProjectFactory, make_key
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_twenty_concurrent_approvals_never_exceed_the_commitment():
+    """Commitment of 1,000,000 cents; 20 coded invoices of 100,000 each (each fits at
+    creation, since nothing is billed yet). Approved at once from 20 threads, each on its
+    own database connection: exactly 10 succeed, 10 get 422 exceeds_commitment, and
+    billed_to_date, remaining and the budget's actual land exactly on the commitment."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account)
+    commitment = CommitmentFactory(project=project, original_amount=1_000_000, executed=True)
+    _, secret = make_key(account, "manager")
+    setup = Api(secret)
+    invoice_ids = []
+    for n in range(20):
+        created = setup.post(
+            "/v1/invoices",
+            {
+                "commitment": commitment.pk,
+                "number": f"INV-{n:03d}",
+                "invoice_date": "2026-11-02",
+                "amount": 100_000,
+            },
+        )
+        assert created.status_code == 201, created.content
+        coded = setup.patch(
+            f"/v1/invoices/{created.json()['id']}",
+            {
+                "lines": [{"cost_code": commitment.cost_code_id, "amount": 100_000}],
+            },
+        )
+        assert coded.json()["status"] == "coded"
+        invoice_ids.append(created.json()["id"])
+
+    barrier = threading.Barrier(len(invoice_ids))
+    results: dict[str, tuple[int, dict]] = {}
+
+    def approve(invoice_id: str) -> None:
+        try:
+            client = Api(secret)
+            barrier.wait(timeout=30)
+            response = client.post(f"/v1/invoices/{invoice_id}/approve")
+            results[invoice_id] = (response.status_code, response.json())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=approve, args=(i,)) for i in invoice_ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    statuses = sorted(status for status, _ in results.values())
+    assert len(results) == 20
+    assert statuses == [200] * 10 + [422] * 10
+    for status, body in results.values():
+        if status == 422:
+            assert body["error"]["code"] == "exceeds_commitment"
+            assert body["error"]["param"] == "amount"
+    commitment.refresh_from_db()
+    assert commitment.billed_to_date == 1_000_000
+    assert commitment.remaining == 0
+    assert Invoice.objects.filter(status="approved").count() == 10
+    assert Invoice.objects.filter(status="coded").count() == 10
+    assert BudgetLine.objects.get(cost_code_id=commitment.cost_code_id).actual == 1_000_000
+    assert LienWaiver.objects.filter(commitment=commitment).count() == 10
+    api_view = setup.get(f"/v1/commitments/{commitment.pk}").json()
+    assert (api_view["billed_to_date"], api_view["remaining"]) == (1_000_000, 0)
+    assert Commitment.objects.get(pk=commitment.pk).billed_to_date == 1_000_000
