@@ -45,5 +45,9 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
+bench: migrate
+	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
+
 clean:
 	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*

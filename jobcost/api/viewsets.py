@@ -185,11 +185,12 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def expand_paths(self, *, is_list: bool):
         return parse_expand(self.request.query_params, self.serializer_class, is_list=is_list)
 
-    def render(self, instance, status: int = 200) -> Response:
-        """Serialize one object (re-read through the selector so computed fields are fresh)."""
+    def render(self, instance, status: int = 200, *, reread: bool = True) -> Response:
+        """Serialize one object. After a write it is re-read through the selector so computed
+        fields are fresh; `reread=False` when it was just read through the selector."""
         reject_unknown_params(self.request.query_params)
         paths = self.expand_paths(is_list=False)
-        fresh = self.get_queryset().get(pk=instance.pk)
+        fresh = self.get_queryset().get(pk=instance.pk) if reread else instance
         data = dict(self.serializer_class(fresh, context=self.get_serializer_context()).data)
         expand([data], paths, self.serializer_class, self)
         return Response(data, status=status)
@@ -226,4 +227,4 @@ class JobcostViewSet(viewsets.GenericViewSet):
         return self.render_list(self.get_queryset())
 
     def retrieve(self, request, *args, **kwargs):
-        return self.render(self.get_object())
+        return self.render(self.get_object(), reread=False)
