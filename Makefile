@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: install run serve worker migrate seed test test-fast lint format bench clean
+.PHONY: install run migrate seed test lint format bench clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)

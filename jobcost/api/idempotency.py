@@ -92,7 +92,9 @@ def in_use() -> Conflict:
 def replay(record: IdempotencyRecord) -> HttpResponse:
     """The stored response, marked `Idempotent-Replayed: true`."""
     response = HttpResponse(
-        record.response_body, status=record.response_status, content_type="application/json"
+        record.response_body,
+        status=record.response_status,
+        content_type="application/json; charset=utf-8",
     )
     response["Idempotent-Replayed"] = "true"
     return response

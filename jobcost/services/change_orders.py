@@ -11,14 +11,11 @@ commitment's `approved_changes` and, the commitment being executed, to the budge
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from audit.context import current_actor
-from audit.services import audit_record
 from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
-    BudgetLine,
     ChangeOrder,
     ChangeOrderKind,
     ChangeOrderLine,
@@ -30,6 +27,7 @@ from jobcost.models import (
     Project,
 )
 from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.pay_apps import pay_app_add_change_order
 
 S = ChangeOrderStatus
@@ -208,23 +206,13 @@ def change_order_submit(*, change_order_id: str) -> ChangeOrder:
 
 
 def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
-    before = project.approved_changes
-    Project.objects.filter(pk=project.pk).update(
-        approved_changes=F("approved_changes") + change_order.amount, updated_at=timezone.now()
-    )
-    audit_record(
-        target_type=Project.OBJECT,
-        target_id=project.pk,
-        account_id=project.account_id,
-        action="updated",
-        changes={"approved_changes": {"before": before, "after": before + change_order.amount}},
-        note=f"Change order {change_order.number} approved.",
-    )
-    for line in change_order.lines.all():
+    note = f"Change order {change_order.number} approved."
+    project.approved_changes += change_order.amount
+    save_audited(project, note=note)
+    for line in sorted(change_order.lines.all(), key=lambda ln: ln.cost_code_id):
         if line.budget_amount:
-            BudgetLine.objects.filter(cost_code_id=line.cost_code_id).update(
-                approved_changes=F("approved_changes") + line.budget_amount,
-                updated_at=timezone.now(),
+            budget_line_adjust(
+                cost_code_id=line.cost_code_id, approved_changes=line.budget_amount, note=note
             )
     draft = (
         PayApp.objects.select_for_update()
@@ -255,8 +243,10 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
     commitment.approved_changes += change_order.amount
     save_audited(commitment, note=f"Change order {change_order.number} approved.")
     if commitment.cost_code_id:
-        BudgetLine.objects.filter(cost_code_id=commitment.cost_code_id).update(
-            committed=F("committed") + change_order.amount, updated_at=timezone.now()
+        budget_line_adjust(
+            cost_code_id=commitment.cost_code_id,
+            committed=change_order.amount,
+            note=f"Change order {change_order.number} approved.",
         )
 
 

@@ -1,8 +1,8 @@
 """Commitments: create, edit in draft, execute, close, void (SPEC §8 commitment).
 
 Executing adds the commitment's revised amount to its cost code's budget `committed`;
-voiding an executed commitment (nothing billed) takes it off again. Both are F() updates in
-the transition's transaction, under the commitment's row lock.
+voiding an executed commitment (nothing billed) takes it off again; both under the budget
+line's row lock in the transition's transaction, audited on the budget line.
 """
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
-    BudgetLine,
     Commitment,
     CommitmentStatus,
     CommitmentType,
@@ -24,6 +22,7 @@ from jobcost.models import (
     Vendor,
 )
 from jobcost.services.common import apply_changes, lock, lock_open_project, save_audited
+from jobcost.services.cost_codes import budget_line_adjust
 
 S = CommitmentStatus
 PREFIX = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}
@@ -124,10 +123,12 @@ def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
     return commitment
 
 
-def _move_committed(commitment: Commitment, delta: int) -> None:
+def _move_committed(commitment: Commitment, delta: int, why: str) -> None:
     if commitment.cost_code_id and delta:
-        BudgetLine.objects.filter(cost_code_id=commitment.cost_code_id).update(
-            committed=F("committed") + delta
+        budget_line_adjust(
+            cost_code_id=commitment.cost_code_id,
+            committed=delta,
+            note=f"Commitment {commitment.number} {why}.",
         )
 
 
@@ -149,7 +150,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     commitment.status = S.EXECUTED
     commitment.executed_at = timezone.now()
     save_audited(commitment, action="executed")
-    _move_committed(commitment, commitment.revised_amount)
+    _move_committed(commitment, commitment.revised_amount, "executed")
     return commitment
 
 
@@ -184,5 +185,5 @@ def commitment_void(*, commitment_id: str) -> Commitment:
     commitment.voided_at = timezone.now()
     save_audited(commitment, action="voided")
     if was_executed:
-        _move_committed(commitment, -commitment.revised_amount)
+        _move_committed(commitment, -commitment.revised_amount, "voided")
     return commitment

@@ -99,3 +99,16 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     if apply_changes(line, fields):
         save_audited(line)
     return line
+
+
+def budget_line_adjust(
+    *, cost_code_id: str, note: str, committed: int = 0, actual: int = 0, approved_changes: int = 0
+) -> BudgetLine:
+    """Move a budget line's stored counters by the given deltas (cents) under its row lock,
+    stamping `updated_at` and appending an audit entry with before/after and `note`. Called
+    inside the transaction of the change that causes it (execute, approval, …)."""
+    line = BudgetLine.objects.select_for_update().get(cost_code_id=cost_code_id)
+    line.committed += committed
+    line.actual += actual
+    line.approved_changes += approved_changes
+    return save_audited(line, note=note)

@@ -11,12 +11,10 @@ from __future__ import annotations
 import datetime
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
-    BudgetLine,
     Commitment,
     CommitmentStatus,
     Invoice,
@@ -25,6 +23,7 @@ from jobcost.models import (
 )
 from jobcost.money import percent_of
 from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
 
@@ -200,9 +199,11 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
         raise _exceeds(commitment, invoice.amount, object_id=invoice.pk)
     commitment.billed_to_date += invoice.amount
     save_audited(commitment, note=f"Invoice {invoice.number} approved.")
-    for line in invoice.lines.all():
-        BudgetLine.objects.filter(cost_code_id=line.cost_code_id).update(
-            actual=F("actual") + line.amount
+    for line in sorted(invoice.lines.all(), key=lambda ln: ln.cost_code_id):
+        budget_line_adjust(
+            cost_code_id=line.cost_code_id,
+            actual=line.amount,
+            note=f"Invoice {invoice.number} approved.",
         )
     invoice.status = S.APPROVED
     invoice.approved_at = timezone.now()

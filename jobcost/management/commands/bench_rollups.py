@@ -68,7 +68,8 @@ class Command(BaseCommand):
             ):
                 rows.append((label, what, *self._measure(client, path, runs)))
         self.stdout.write(f"\nbench_rollups: {runs} runs each, median wall time through the API\n")
-        self.stdout.write(f"{'project':<20}{'request':<20}{'median ms':>10}{'p90 ms':>9}{'queries':>9}")
+        header = f"{'project':<20}{'request':<20}{'median ms':>10}{'p90 ms':>9}{'queries':>9}"
+        self.stdout.write(header)
         for label, what, median, p90, queries in rows:
             self.stdout.write(f"{label:<20}{what:<20}{median:>10.2f}{p90:>9.2f}{queries:>9}")
         for what in ("retrieve project", "list budget lines"):
@@ -107,19 +108,29 @@ class Command(BaseCommand):
         per_code = max(invoices // CODES, 1) * INVOICE_AMOUNT
         contract = per_code * CODES * 2
         project = project_create(
-            account_id=account.pk, number=number, name=f"Benchmark {number}", owner=owner,
-            contract_amount=contract, status="active",
+            account_id=account.pk,
+            number=number,
+            name=f"Benchmark {number}",
+            owner=owner,
+            contract_amount=contract,
+            status="active",
         )
         vendor = vendor_create(account_id=account.pk, name=f"Vendor of {number}")
         commitments = []
         for i in range(CODES):
             code = cost_code_create(
-                project=project, code=f"{i + 1:02d}-000", name=f"Code {i + 1}",
-                cost_type="subcontract", scheduled_value=contract // CODES,
+                project=project,
+                code=f"{i + 1:02d}-000",
+                name=f"Code {i + 1}",
+                cost_type="subcontract",
+                scheduled_value=contract // CODES,
                 budget_amount=per_code * 3 // 2,
             )
             commitment = commitment_create(
-                project=project, vendor=vendor, type="subcontract", cost_code=code,
+                project=project,
+                vendor=vendor,
+                type="subcontract",
+                cost_code=code,
                 original_amount=per_code,
             )
             commitments.append(commitment_execute(commitment_id=commitment.pk))
@@ -129,18 +140,27 @@ class Command(BaseCommand):
             chunk = range(start, min(start + batch, invoices))
             rows = [
                 Invoice(
-                    account=account, project=project, commitment=commitments[n % CODES],
-                    vendor=vendor, number=f"{number}-{n:07d}",
+                    account=account,
+                    project=project,
+                    commitment=commitments[n % CODES],
+                    vendor=vendor,
+                    number=f"{number}-{n:07d}",
                     invoice_date=day + datetime.timedelta(days=n % 300),
-                    amount=INVOICE_AMOUNT, retainage_pct=0, retainage_amount=0,
+                    amount=INVOICE_AMOUNT,
+                    retainage_pct=0,
+                    retainage_amount=0,
                     status="approved",
                 )
                 for n in chunk
             ]
             Invoice.objects.bulk_create(rows)
             InvoiceLine.objects.bulk_create(
-                InvoiceLine(invoice=inv, position=1, cost_code_id=inv.commitment.cost_code_id,
-                            amount=INVOICE_AMOUNT)
+                InvoiceLine(
+                    invoice=inv,
+                    position=1,
+                    cost_code_id=inv.commitment.cost_code_id,
+                    amount=INVOICE_AMOUNT,
+                )
                 for inv in rows
             )
         for commitment in commitments:
@@ -159,8 +179,11 @@ class Command(BaseCommand):
         count = Invoice.objects.filter(project=project, status="approved").count()
         assert count == invoices, f"{project.number}: {count} invoices, expected {invoices}"
         for line in BudgetLine.objects.filter(project=project):
-            posted = InvoiceLine.objects.filter(
-                cost_code_id=line.cost_code_id, invoice__status="approved"
-            ).aggregate(s=Sum("amount"))["s"] or 0
+            posted = (
+                InvoiceLine.objects.filter(
+                    cost_code_id=line.cost_code_id, invoice__status="approved"
+                ).aggregate(s=Sum("amount"))["s"]
+                or 0
+            )
             assert line.actual == posted, f"budget {line.pk}: actual {line.actual} != {posted}"
         assert CostCode.objects.filter(project=project).count() == CODES
