@@ -113,6 +113,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             try:
                 return handler(request, *args, **kwargs)
             except Exception as exc:
+                transaction.set_rollback(True)
                 return self.handle_exception(exc)
 
     def run_write(self, request, handler, *args, **kwargs):

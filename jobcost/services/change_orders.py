@@ -79,6 +79,17 @@ def _lines_audit(lines: list[dict]) -> list[dict]:
     ]
 
 
+def _refuse_digits_only(number: str) -> None:
+    """An owner change order's G703 row is itemized by its number, beside the schedule of
+    values' items "1", "2", …; a number of digits only could collide with one (400)."""
+    if number.isdigit():
+        raise InvalidRequest(
+            f"Change order number '{number}' is only digits, which are reserved for the "
+            f"schedule-of-values items of the G703; use a prefix such as 'CO-{number}'.",
+            param="number",
+        )
+
+
 def _next_number(project_id: str, kind: str) -> str:
     taken = set(ChangeOrder.objects.filter(project_id=project_id).values_list("number", flat=True))
     n = 1 + sum(1 for t in taken if t.startswith(PREFIX[kind] + "-"))
@@ -115,6 +126,7 @@ def change_order_create(
         raise InvalidRequest("An owner change order takes no commitment.", param="commitment")
     lines = _check_lines(project, amount, lines)
     if number:
+        _refuse_digits_only(number)
         if ChangeOrder.objects.filter(project=project, number=number).exists():
             raise Conflict(
                 f"A change order numbered '{number}' already exists on this project.",
@@ -149,6 +161,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
         raise _not_allowed(change_order, "edit")
     lines = changes.pop("lines", None)
     if "number" in changes and changes["number"] != change_order.number:
+        _refuse_digits_only(changes["number"])
         clash = ChangeOrder.objects.filter(project=project, number=changes["number"])
         if clash.exists():
             raise Conflict(
