@@ -14,7 +14,6 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import connection, transaction
 from django.db.models import ProtectedError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
@@ -220,14 +219,14 @@ def translate(exc: Exception) -> ApiError | None:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response:
-    """DRF's EXCEPTION_HANDLER: every failure becomes the envelope; the savepoint rolls back."""
+    """DRF's EXCEPTION_HANDLER: every failure becomes the envelope. Rolling back is the
+    viewset's job (`JobcostViewSet.run_handler` marks its own savepoint), so an error outside
+    that savepoint (a GET, a 401/403) never poisons an enclosing transaction."""
     request = context.get("request")
     error = translate(exc)
     if error is None:
         logger.exception("Unhandled error", exc_info=exc)
         error = InternalError("An internal error occurred; it was logged. Try again later.")
-    if connection.in_atomic_block:
-        transaction.set_rollback(True)
     response = Response(error.payload(_request_id(request)), status=error.status)
     for name, value in error.headers.items():
         response[name] = value
