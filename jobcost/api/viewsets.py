@@ -113,6 +113,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             try:
                 return handler(request, *args, **kwargs)
             except Exception as exc:
+                transaction.set_rollback(True)
                 return self.handle_exception(exc)
 
     def run_write(self, request, handler, *args, **kwargs):
@@ -197,7 +198,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def render_list(self, queryset, *, ascending: bool = False, serializer_class=None):
         """Filter, paginate and serialize a list; expand `data.` paths."""
         serializer_class = serializer_class or self.serializer_class
-        paths = self.expand_paths(is_list=True) if serializer_class is self.serializer_class else []
+        paths = parse_expand(self.request.query_params, serializer_class, is_list=True)
         params = self.request.query_params
         queryset = apply_filters(
             self.filterset_class if serializer_class is self.serializer_class else None,
