@@ -93,9 +93,9 @@ def test_project_rollups_from_budget_lines_and_commitments(api, account):
     cost_to_date = 330,000.00; projected_cost = 980,000.00;
     percent_complete = 330/980 × 100 = 33.673… → 33.67;
     projected_margin_pct = (1,050,000 − 980,000) / 1,050,000 × 100 = 6.666… → 6.67;
-    earned_revenue = 1,050,000.00 × 330/980 = 353,571.428… → 353,571.43 (the exact cost
-    ratio, rounded once to the cent); billed_to_date = 0 (no pay apps);
-    over_under_billing = 0 − 353,571.43 = −353,571.43 (under-billed).
+    earned_revenue = 1,050,000.00 × 33.67 / 100 = 353,535.00 (SPEC §9, with the percent as
+    shown); billed_to_date = 0 (no pay apps);
+    over_under_billing = 0 − 353,535.00 = −353,535.00 (under-billed).
     """  # noqa: E501
     owner = OwnerFactory(account=account)
     vendor = VendorFactory(account=account)
@@ -133,8 +133,8 @@ def test_project_rollups_from_budget_lines_and_commitments(api, account):
         "percent_complete": Decimal("33.67"),
         "projected_margin_pct": Decimal("6.67"),
         "billed_to_date": 0,
-        "earned_revenue": 353_571_43,
-        "over_under_billing": -353_571_43,
+        "earned_revenue": 353_535_00,
+        "over_under_billing": -353_535_00,
     }
     listed = body(api.get("/v1/projects"))["data"]
     assert [{f: p[f] for f in ROLLUP_FIELDS} for p in listed] == [
@@ -148,8 +148,8 @@ def test_percentages_round_half_away_from_zero(api, account):
     cost_to_complete = 8,000.00 − 10.00 = 7,990.00 → projected_cost 8,000.00;
     percent_complete = 10/8,000 × 100 = 0.125 → 0.13 (banker's rounding would give 0.12);
     projected_margin_pct = (2,048 − 8,000) / 2,048 × 100 = −290.625 → −290.63 (half away
-    from zero; half-even would give −290.62); earned_revenue = 2,048.00 × 10/8,000 = 2.56;
-    over_under_billing = −2.56.
+    from zero; half-even would give −290.62); earned_revenue = 2,048.00 × 0.13 / 100 =
+    2.6624 → 2.66; over_under_billing = −2.66.
     """
     project = ProjectFactory(account=account, contract_amount=2_048_00)
     code = _cost_code(api, project.pk, "01-000", 8_000_00)
@@ -159,8 +159,8 @@ def test_percentages_round_half_away_from_zero(api, account):
     assert data["projected_cost"] == 8_000_00
     assert data["percent_complete"] == Decimal("0.13")
     assert data["projected_margin_pct"] == Decimal("-290.63")
-    assert data["earned_revenue"] == 2_56
-    assert data["over_under_billing"] == -2_56
+    assert data["earned_revenue"] == 2_66
+    assert data["over_under_billing"] == -2_66
 
 
 def test_rollups_follow_every_write_at_once(api, account):
