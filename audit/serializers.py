@@ -14,7 +14,17 @@ class AuditEntrySerializer(serializers.Serializer):
     action = serializers.CharField()
     actor = serializers.SerializerMethodField()
     request_id = serializers.CharField(allow_null=True)
-    changes = serializers.JSONField()
+    changes = extend_schema_field(
+        {
+            "type": "object",
+            "description": "Each changed field (API name) with its value before and after.",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["before", "after"],
+                "properties": {"before": {"nullable": True}, "after": {"nullable": True}},
+            },
+        }
+    )(serializers.JSONField())
     note = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -22,10 +32,30 @@ class AuditEntrySerializer(serializers.Serializer):
     @extend_schema_field(
         {
             "type": "object",
+            "required": ["type", "id", "role"],
             "properties": {
                 "type": {"type": "string", "enum": ["api_key", "user", "system"]},
-                "id": {"type": "string", "nullable": True},
-                "role": {"type": "string", "nullable": True},
+                "id": {
+                    "type": "string",
+                    "nullable": True,
+                    "description": "The `key_` ID or the user's ID; null for the system.",
+                },
+                "role": {
+                    "type": "string",
+                    "nullable": True,
+                    "enum": [
+                        "admin",
+                        "manager",
+                        "member",
+                        "viewer",
+                        "agent",
+                        "staff",
+                        "superuser",
+                        None,
+                    ],
+                    "description": "An API key's role, `staff` or `superuser` for an admin "
+                    "user, null for the system.",
+                },
             },
         }
     )

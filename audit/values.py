@@ -10,9 +10,14 @@ from jobcost.api.renderers import format_timestamp
 SKIPPED_FIELDS = {"created_at", "updated_at", "secret_hash"}
 
 
+# Stored fields whose API name differs: the budget's PATCHable `cost_to_complete` is stored
+# as the estimate (null while never set, i.e. computed).
+API_NAMES = {"cost_to_complete_estimate": "cost_to_complete"}
+
+
 def api_name(field: models.Field) -> str:
-    """`owner_id` → `owner`; other fields keep their name."""
-    return field.name
+    """`owner_id` → `owner`; a field stored under another name gets its API name."""
+    return API_NAMES.get(field.name, field.name)
 
 
 def json_value(value):

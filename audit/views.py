@@ -5,6 +5,7 @@ from rest_framework.decorators import action
 
 from audit.models import AuditEntry
 from audit.serializers import AuditEntrySerializer
+from jobcost.views.docs import expand_parameter
 
 
 class AuditTrailMixin:
@@ -12,8 +13,10 @@ class AuditTrailMixin:
 
     @extend_schema(
         summary="List the object's audit trail",
-        description="Append-only history of the object, oldest first.",
+        description="Append-only history of the object, oldest first. Takes `limit` and "
+        "`cursor`; no filters.",
         responses={200: AuditEntrySerializer(many=True)},
+        parameters=[expand_parameter(AuditEntrySerializer, is_list=True)],
         filters=False,
     )
     @action(detail=True, methods=["get"], url_path="audit")

@@ -150,7 +150,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "ProjectStatusEnum": "jobcost.models.ProjectStatus",
+        "NewProjectStatusEnum": ["bid", "active"],
+        "CommitmentStatusEnum": "jobcost.models.CommitmentStatus",
+        "CommitmentTypeEnum": "jobcost.models.CommitmentType",
+    },
+    "POSTPROCESSING_HOOKS": ["jobcost.api.schema.postprocess_schema_enums"],
     "SERVE_AUTHENTICATION": [],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "APPEND_COMPONENTS": {

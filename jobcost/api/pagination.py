@@ -28,7 +28,7 @@ def parse_limit(raw: str | None) -> int:
     """`limit` 1–100 (default 25); anything else is 400 `parameter_invalid`, param `limit`."""
     if raw is None:
         return DEFAULT_LIMIT
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_LIMIT:
         raise InvalidRequest(
             f"limit must be an integer from 1 to {MAX_LIMIT}; got '{raw}'.", param="limit"
         )

@@ -29,7 +29,7 @@ class StrictJSONParser(JSONParser):
             data = json.loads(
                 raw.decode("utf-8"), parse_float=Decimal, parse_constant=_refuse_constant
             )
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ParseError(f"The request body is not valid JSON: {exc}") from exc
         if not isinstance(data, dict):
             raise ParseError("The request body must be a JSON object.")

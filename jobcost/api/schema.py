@@ -1,42 +1,147 @@
-"""OpenAPI generation: every operation documents its headers and error envelope."""
+"""OpenAPI generation (drf-spectacular): the schema at /v1/openapi.json, kept exact.
 
+`JobcostAutoSchema` adds what the request pipeline in `jobcost.api.viewsets` does to every
+operation, so views only declare their own shapes (through `jobcost.views.docs`):
+
+- the `Jobcost-Version` header everywhere, `Idempotency-Key` (required) on POST and PATCH;
+- the list filters of the view's FilterSet under their public names (`created[gte]`, …);
+- `additionalProperties: false` on request bodies (unknown fields are 400
+  `parameter_unknown`) and an optional empty body on transitions;
+- `int64` cents with their range on request bodies;
+- expandable ID fields in responses as "ID or the expanded object";
+- response headers and the error responses (the `Error` envelope) with the codes each
+  status carries on that kind of operation. Extra codes an operation emits are declared with
+  `jobcost.views.docs` (`errors=`) and land in the same responses.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
+from django_filters import filters as django_filters
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent, build_parameter_type, force_instance
+from drf_spectacular.utils import OpenApiParameter
+
+from jobcost.api import policy
+from jobcost.api.fields import BIGINT_MAX, CentsField, RefField
+from jobcost.api.serializers import InputSerializer, ResourceSerializer
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
+ERROR_CODES_KEY = "x-jobcost-error-codes"
 
 RESPONSE_HEADERS = {
     "Request-Id": {"schema": {"type": "string"}, "description": "This request's `req_` ID."},
     "Jobcost-Version": {"schema": {"type": "string"}, "description": "API version used."},
-    "RateLimit-Limit": {"schema": {"type": "integer"}, "description": "Bucket size."},
-    "RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Tokens left."},
-    "RateLimit-Reset": {"schema": {"type": "integer"}, "description": "Seconds to a full bucket."},
+    "RateLimit-Limit": {
+        "schema": {"type": "integer"},
+        "description": "The account's bucket size (burst).",
+    },
+    "RateLimit-Remaining": {
+        "schema": {"type": "integer"},
+        "description": "Requests left in the bucket.",
+    },
+    "RateLimit-Reset": {
+        "schema": {"type": "integer"},
+        "description": "Seconds until the bucket is full again.",
+    },
+}
+REPLAYED_HEADER = {
+    "Idempotent-Replayed": {
+        "schema": {"type": "string", "enum": ["true"]},
+        "description": "Present when this is the stored response of an earlier request with "
+        "the same Idempotency-Key.",
+    }
+}
+STATUS_HEADERS = {
+    "401": {
+        "WWW-Authenticate": {
+            "schema": {"type": "string", "example": 'Bearer realm="jobcost"'},
+            "description": "The Bearer challenge.",
+        },
+    },
+    "429": {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 1},
+            "description": "Whole seconds to wait before retrying.",
+        }
+    },
 }
 
-ERRORS = {
-    "400": "Invalid request: a missing, malformed, unknown or read-only parameter.",
+STATUS_TEXT = {
+    "400": "Invalid request.",
     "401": "Missing, malformed, unknown or revoked API key.",
-    "403": "The key's role may not do this (`role_forbidden`, `agent_cannot_approve`).",
+    "403": "The key's role may not do this.",
     "404": "No such object, or not visible to this key.",
-    "409": "Conflict: the object's state, or an idempotency key reused or in use.",
-    "413": "Body over 1 MiB.",
-    "415": "Body is not application/json.",
-    "422": "A business rule failed.",
-    "429": "Rate limited; see Retry-After.",
-    "500": "Internal error (no stack trace).",
+    "409": "Conflict with the object's state or with an earlier request.",
+    "413": "Request body over 1 MiB.",
+    "415": "Request body is not application/json.",
+    "422": "A business rule refused the request.",
+    "429": "Rate limited: the account's request bucket is empty.",
+    "500": "Internal error (no stack trace); it was logged.",
 }
+
+FILTER_TEXT = {
+    "created[gte]": "Only objects created at or after this time (ISO 8601).",
+    "created[lt]": "Only objects created before this time (ISO 8601).",
+    "project": "Only objects of this project (`prj_…`).",
+    "vendor": "Only objects of this vendor (`vnd_…`).",
+    "owner": "Only objects of this owner (`own_…`).",
+    "cost_code": "Only objects on this cost code (`cc_…`).",
+    "commitment": "Only objects of this commitment (`cmt_…`).",
+    "status": "Only objects in this status.",
+    "type": "Only objects of this type.",
+    "cost_type": "Only cost codes of this cost type.",
+    "trade": "Only vendors of this trade (case-insensitive, exact).",
+}
+
+
+def expandable_paths(serializer_class, depth: int = 2) -> list[str]:
+    """Every `expand[]` path a serializer accepts, up to `depth` levels (SPEC §4)."""
+    paths: list[str] = []
+    for field, spec in getattr(serializer_class, "expandable", {}).items():
+        paths.append(field)
+        if depth > 1:
+            target = import_string(spec) if isinstance(spec, str) else spec
+            paths += [f"{field}.{sub}" for sub in expandable_paths(target, depth - 1)]
+    return paths
 
 
 class JobcostAutoSchema(AutoSchema):
-    """Adds Idempotency-Key / Jobcost-Version headers and the error responses."""
+    """The project's AutoSchema (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"])."""
 
+    # --- naming ---------------------------------------------------------------------------
+    def _action(self) -> str:
+        action = getattr(self.view, "action", None) or self.method.lower()
+        return "update" if action == "partial_update" else action
+
+    def get_operation_id(self) -> str:
+        """`<collection>_<action>`, e.g. `cost_codes_list`, `commitments_execute`."""
+        return f"{self.view.basename.replace('-', '_')}_{self._action()}"
+
+    def get_tags(self) -> list[str]:
+        return [self.view.basename]
+
+    def get_description(self) -> str:
+        """Only what the views declare: class and method docstrings are for developers."""
+        return ""
+
+    def get_summary(self) -> str | None:
+        if self._action() == "audit":
+            return f"List a {self._object_name()}'s audit trail"
+        return super().get_summary()
+
+    def _object_name(self) -> str:
+        return self.view.serializer_class.object_name.replace("_", " ")
+
+    # --- parameters -----------------------------------------------------------------------
     def get_override_parameters(self):
         params = list(super().get_override_parameters())
-        from drf_spectacular.utils import OpenApiParameter
-
         params.append(
             OpenApiParameter(
                 "Jobcost-Version",
-                str,
+                {"type": "string", "enum": list(settings.JOBCOST_API_VERSIONS)},
                 OpenApiParameter.HEADER,
                 description="Override the key's pinned API version for this request.",
             )
@@ -45,35 +150,214 @@ class JobcostAutoSchema(AutoSchema):
             params.append(
                 OpenApiParameter(
                     "Idempotency-Key",
-                    str,
+                    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
                     OpenApiParameter.HEADER,
                     required=True,
-                    description="1–255 printable characters; retries within 24 h replay the "
-                    "stored response.",
+                    description="1–255 printable ASCII characters, unique per request. A retry "
+                    "within 24 h with the same key, method, path and body replays the stored "
+                    "response; with anything else it is 409 `idempotency_key_reused`.",
                 )
             )
         return params
 
-    def _error_statuses(self) -> list[str]:
-        statuses = ["400", "401", "403", "429", "500"]
-        if "{id}" in self.path or self.method in ("POST", "PATCH", "DELETE"):
-            statuses.append("404")
-        if self.method in ("POST", "PATCH", "DELETE"):
-            statuses += ["409", "413", "415", "422"]
-        return sorted(statuses)
+    def _resolve_path_parameters(self, variables):
+        prefix = getattr(self.view, "id_prefix", "")
+        return [
+            build_parameter_type(
+                name=variable,
+                location=OpenApiParameter.PATH,
+                schema={"type": "string", "example": f"{prefix}_…"},
+                description=f"The object's ID (`{prefix}_…`); another prefix is 404.",
+            )
+            for variable in variables
+        ]
+
+    def _get_filter_parameters(self):
+        """The FilterSet's filters under their public names; none when filters are off
+        (`filters=False`, e.g. audit trails) or on anything but a list."""
+        filterset = getattr(self.view, "filterset_class", None)
+        if filterset is None or self._action() != "list" or not self.get_filter_backends():
+            return []
+        params = []
+        for name, filter_ in filterset.base_filters.items():
+            params.append(
+                build_parameter_type(
+                    name=name,
+                    location=OpenApiParameter.QUERY,
+                    schema=self._filter_schema(filter_),
+                    description=FILTER_TEXT.get(name, f"Only objects whose {name} is this."),
+                )
+            )
+        return params
+
+    @staticmethod
+    def _filter_schema(filter_) -> dict:
+        if isinstance(filter_, django_filters.ChoiceFilter):
+            return {"type": "string", "enum": [value for value, _ in filter_.extra["choices"]]}
+        if isinstance(filter_, django_filters.IsoDateTimeFilter):
+            return {"type": "string", "format": "date-time"}
+        return {"type": "string"}
+
+    # --- bodies ---------------------------------------------------------------------------
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        serializer = force_instance(serializer)
+        schema.pop("description", None)  # a docstring, written for developers
+        if isinstance(serializer, InputSerializer):
+            schema["additionalProperties"] = False
+            schema.setdefault("properties", {})
+            schema["description"] = (
+                "Unknown fields are 400 `parameter_unknown`; the object's computed fields are "
+                "400 `parameter_read_only`."
+            )
+        if direction == "response" and isinstance(serializer, ResourceSerializer):
+            schema["description"] = f"A `{serializer.object_name}` object."
+            schema["properties"]["audit_trail"]["example"] = (
+                f"/v1/{serializer.collection}/{{id}}/audit"
+            )
+            self._mark_expandable(type(serializer), schema)
+        return schema
+
+    def _mark_expandable(self, serializer_class, schema) -> None:
+        """An expandable ID field is the ID, or the object when `expand[]` names it."""
+        for field, spec in serializer_class.expandable.items():
+            prop = schema["properties"].get(field)
+            if prop is None:
+                continue
+            target = import_string(spec) if isinstance(spec, str) else spec
+            component = self.resolve_serializer(target, "response")
+            id_schema = {"type": "string", "description": f"The {field} ID."}
+            if prop.get("nullable"):
+                id_schema["nullable"] = True
+            schema["properties"][field] = {
+                "anyOf": [id_schema, component.ref],
+                "description": f"The {target.object_name}'s ID, or the {target.object_name} "
+                f"object when `expand[]` names `{field}`.",
+            }
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if schema is not None and direction == "request":
+            if isinstance(field, CentsField):
+                schema["minimum"] = -BIGINT_MAX if field.allow_negative else 0
+                schema["maximum"] = BIGINT_MAX
+            elif isinstance(field, RefField):
+                schema["description"] = (
+                    f"The ID (`{field.prefix}_…`) of an object visible to this key; "
+                    "otherwise 404 `resource_missing` with this field as `param`."
+                )
+                schema["example"] = f"{field.prefix}_…"
+        return schema
+
+    # --- responses ------------------------------------------------------------------------
+    def _error_codes(self) -> dict[str, list[str]]:
+        """The codes each error status carries on this operation (see docs/errors.md)."""
+        write = self.method in ("POST", "PATCH")
+        has_id = "{id}" in self.path
+        is_list = self._action() in ("list", "audit")
+        bad = ["api_version_unknown", "expand_invalid", "expand_too_deep"]
+        if is_list:
+            bad += ["parameter_invalid", "parameter_unknown", "cursor_invalid"]
+        codes: dict[str, list[str]] = {
+            "401": ["api_key_missing", "api_key_invalid", "api_key_revoked"],
+            "429": ["rate_limited"],
+            "500": ["internal_error"],
+        }
+        if has_id:
+            codes["404"] = ["resource_missing"]
+        if write:
+            bad = ["idempotency_key_missing", "json_invalid", "parameter_missing"]
+            bad += ["parameter_invalid", "parameter_unknown", "parameter_read_only"]
+            bad += ["api_version_unknown", "expand_invalid", "expand_too_deep"]
+            codes["403"] = ["role_forbidden"]
+            if self._capability() == policy.APPROVE:
+                codes["403"].append("agent_cannot_approve")
+            codes["409"] = ["idempotency_key_reused", "idempotency_key_in_use"]
+            codes["413"] = ["body_too_large"]
+            codes["415"] = ["unsupported_media_type"]
+            if self._has_references():
+                codes["404"] = ["resource_missing"]
+        codes["400"] = bad
+        for status, extra in self.get_extensions().get(ERROR_CODES_KEY, {}).items():
+            codes.setdefault(str(status), [])
+            codes[str(status)] += [c for c in extra if c not in codes[str(status)]]
+        return codes
+
+    def _capability(self) -> str | None:
+        try:
+            return policy.capability_for(self.view.basename, self.view.action)
+        except ImproperlyConfigured:  # refused at run time; the policy test names it
+            return None
+
+    def _has_references(self) -> bool:
+        serializer = self.get_request_serializer()
+        if serializer is None or isinstance(serializer, dict):
+            return False
+        fields = force_instance(serializer).fields.values()
+        return any(isinstance(field, RefField) for field in fields)
+
+    def _headers(self, status: str) -> dict:
+        """References to the response headers a response with `status` carries."""
+        headers = dict(RESPONSE_HEADERS)
+        headers.update(STATUS_HEADERS.get(status, {}))
+        if self.method in ("POST", "PATCH") and status not in ("401", "403", "429", "500"):
+            headers.update(REPLAYED_HEADER)
+        refs = {}
+        for name, header in headers.items():
+            component = ResolvedComponent(
+                name=name, type=ResolvedComponent.HEADER, schema=header, object=name
+            )
+            self.registry.register_on_missing(component)
+            refs[name] = component.ref
+        return refs
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
-        for response in responses.values():
-            if isinstance(response, dict):
-                response.setdefault("headers", {}).update(RESPONSE_HEADERS)
-        for status in self._error_statuses():
-            responses.setdefault(
-                status,
-                {
-                    "description": ERRORS[status],
-                    "headers": dict(RESPONSE_HEADERS),
-                    "content": {"application/json": {"schema": ERROR_REF}},
-                },
-            )
-        return responses
+        for status, response in responses.items():
+            if not response.get("description"):
+                response["description"] = self._success_text()
+            response.setdefault("headers", {}).update(self._headers(status))
+        for status, codes in sorted(self._error_codes().items()):
+            headers = self._headers(status)
+            responses[status] = {
+                "description": STATUS_TEXT[status]
+                + " Codes: "
+                + ", ".join(f"`{code}`" for code in codes)
+                + ".",
+                "headers": headers,
+                "content": {"application/json": {"schema": ERROR_REF}},
+            }
+        return dict(sorted(responses.items()))
+
+    def _success_text(self) -> str:
+        action, name = self._action(), self._object_name()
+        if action == "list":
+            return f"A page of {name} objects, newest first."
+        if action == "audit":
+            return "A page of audit entries, oldest first."
+        if action == "create":
+            return f"The new {name}."
+        return f"The {name}."
+
+    def get_operation(self, *args, **kwargs):
+        operation = super().get_operation(*args, **kwargs)
+        if operation is not None:
+            operation.pop(ERROR_CODES_KEY, None)
+        return operation
+
+
+def postprocess_schema_enums(result, generator, **kwargs):
+    """drf-spectacular's enum hook, but one-value enums (constants such as `object: "list"`)
+    stay inline instead of becoming one component each (SPECTACULAR_SETTINGS
+    ["POSTPROCESSING_HOOKS"])."""
+    from drf_spectacular.hooks import postprocess_schema_enums as spectacular_enums
+
+    hidden = []
+    for component in result.get("components", {}).get("schemas", {}).values():
+        for prop in component.get("properties", {}).values():
+            if isinstance(prop, dict) and len(prop.get("enum", ())) == 1:
+                hidden.append((prop, prop.pop("enum")))
+    result = spectacular_enums(result, generator, **kwargs)
+    for prop, enum in hidden:
+        prop["enum"] = enum
+    return result

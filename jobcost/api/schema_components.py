@@ -21,11 +21,28 @@ ERROR = {
                         "api_error",
                     ],
                 },
-                "code": {"type": "string", "example": "parameter_invalid"},
-                "message": {"type": "string"},
-                "param": {"type": "string", "nullable": True},
-                "object": {"type": "string", "nullable": True},
-                "request_id": {"type": "string", "example": "req_…"},
+                "code": {
+                    "type": "string",
+                    "example": "parameter_invalid",
+                    "description": "Machine-readable reason; every code is listed in "
+                    "docs/errors.md.",
+                },
+                "message": {"type": "string", "description": "For people; do not parse."},
+                "param": {
+                    "type": "string",
+                    "nullable": True,
+                    "description": "The offending body field, query parameter or header.",
+                },
+                "object": {
+                    "type": "string",
+                    "nullable": True,
+                    "description": "ID of the object whose state refused the request.",
+                },
+                "request_id": {
+                    "type": "string",
+                    "example": "req_…",
+                    "description": "Equals the Request-Id response header.",
+                },
             },
         }
     },

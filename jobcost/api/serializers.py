@@ -17,7 +17,7 @@ class ConstField(serializers.Field):
         kwargs["read_only"] = True
         kwargs["source"] = "*"
         super().__init__(**kwargs)
-        self._spectacular_annotation = {"type": "string", "enum": [value]}
+        self._spectacular_annotation = {"field": {"type": "string", "enum": [value]}}
 
     def to_representation(self, _instance):
         return self.value

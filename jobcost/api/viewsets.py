@@ -207,7 +207,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     ):
         """Filter, paginate (keyset on `keys`) and serialize a list; expand `data.` paths."""
         serializer_class = serializer_class or self.serializer_class
-        paths = self.expand_paths(is_list=True) if serializer_class is self.serializer_class else []
+        paths = parse_expand(self.request.query_params, serializer_class, is_list=True)
         params = self.request.query_params
         queryset = apply_filters(
             self.filterset_class if serializer_class is self.serializer_class else None,

@@ -53,9 +53,10 @@ class ProjectRollup:
     """A project's computed figures (cents, percents to two decimals). SPEC §9:
     `percent_complete` is cost-to-cost (cost_to_date / projected_cost × 100, capped at 100);
     `projected_margin_pct = (revised_contract − projected_cost) / revised_contract × 100`;
-    `earned_revenue = revised_contract × cost_to_date / projected_cost` rounded once to the
-    cent (the exact ratio, not the two-decimal percent); `over_under_billing = billed_to_date −
-    earned_revenue` (positive: over-billed)."""
+    `earned_revenue = revised_contract × percent_complete / 100` with the two-decimal
+    `percent_complete` the API shows (so anyone can recompute it from the response), rounded
+    once to the cent; `over_under_billing = billed_to_date − earned_revenue` (positive:
+    over-billed)."""
 
     revised_contract: int
     cost_to_date: int
@@ -72,10 +73,7 @@ class ProjectRollup:
 
     @property
     def earned_revenue(self) -> int:
-        if self.projected_cost == 0:
-            return 0
-        ratio = min(Decimal(self.cost_to_date) / Decimal(self.projected_cost), Decimal(1))
-        return round_cents(Decimal(self.revised_contract) * ratio)
+        return round_cents(Decimal(self.revised_contract) * self.percent_complete / HUNDRED)
 
     @property
     def over_under_billing(self) -> int:

@@ -28,13 +28,22 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
         return super().retrieve(request)
 
     @create_doc(
-        CostCodeCreateSerializer, CostCodeSerializer, "Create a cost code and its budget line"
+        CostCodeCreateSerializer,
+        CostCodeSerializer,
+        "Create a cost code and its budget line",
+        description="`budget_amount` (cents) becomes the budget line's `original_amount`.",
+        errors={409: ("project_closed", "resource_already_exists")},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(CostCodeCreateSerializer)
         return self.render(cost_codes.cost_code_create(**data), status=201)
 
-    @update_doc(CostCodeUpdateSerializer, CostCodeSerializer, "Update a cost code")
+    @update_doc(
+        CostCodeUpdateSerializer,
+        CostCodeSerializer,
+        "Update a cost code",
+        errors={409: ("project_closed", "resource_already_exists")},
+    )
     def partial_update(self, request, *args, **kwargs):
         cost_code = self.get_object()
         data = self.parse(CostCodeUpdateSerializer)
@@ -58,6 +67,9 @@ class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
         BudgetLineUpdateSerializer,
         BudgetLineSerializer,
         "Update cost-to-complete (or the original budget while bidding)",
+        description="`cost_to_complete` sets the estimate (null returns to the computed "
+        "value); `original_amount` changes only while the project is `bid`.",
+        errors={409: ("project_closed", "budget_locked")},
     )
     def partial_update(self, request, *args, **kwargs):
         line = self.get_object()

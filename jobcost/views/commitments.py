@@ -29,12 +29,24 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(CommitmentCreateSerializer, CommitmentSerializer, "Create a draft commitment")
+    @create_doc(
+        CommitmentCreateSerializer,
+        CommitmentSerializer,
+        "Create a draft commitment",
+        description="`number` defaults to the next `SC-nnn` / `PO-nnn`, `retainage_pct` to "
+        "the project's.",
+        errors={409: ("project_closed", "resource_already_exists")},
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(CommitmentCreateSerializer)
         return self.render(commitments.commitment_create(**data), status=201)
 
-    @update_doc(CommitmentUpdateSerializer, CommitmentSerializer, "Update a draft commitment")
+    @update_doc(
+        CommitmentUpdateSerializer,
+        CommitmentSerializer,
+        "Update a draft commitment",
+        errors={409: ("project_closed", "invalid_state_transition", "resource_already_exists")},
+    )
     def partial_update(self, request, *args, **kwargs):
         commitment = self.get_object()
         data = self.parse(CommitmentUpdateSerializer)
@@ -45,17 +57,39 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         self.parse(EmptySerializer)
         return self.render(service(commitment_id=commitment.pk))
 
-    @action_doc(CommitmentSerializer, "Execute a draft commitment", request=EmptySerializer)
+    @action_doc(
+        CommitmentSerializer,
+        "Execute a draft commitment",
+        request=EmptySerializer,
+        description="draft → executed; its `revised_amount` joins the budget line's "
+        "`committed`. Needs a cost code.",
+        errors={
+            409: ("project_closed", "invalid_state_transition"),
+            422: ("cost_code_required",),
+        },
+    )
     @action(detail=True, methods=["post"])
     def execute(self, request, *args, **kwargs):
         return self._transition(commitments.commitment_execute)
 
-    @action_doc(CommitmentSerializer, "Close an executed commitment", request=EmptySerializer)
+    @action_doc(
+        CommitmentSerializer,
+        "Close an executed commitment",
+        request=EmptySerializer,
+        description="executed → closed: no more invoices; it stays in `committed`.",
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def close(self, request, *args, **kwargs):
         return self._transition(commitments.commitment_close)
 
-    @action_doc(CommitmentSerializer, "Void a commitment", request=EmptySerializer)
+    @action_doc(
+        CommitmentSerializer,
+        "Void a commitment",
+        request=EmptySerializer,
+        description="draft → void, or executed → void while nothing is billed.",
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):
         return self._transition(commitments.commitment_void)

@@ -1,51 +1,111 @@
-"""Shared schema decorators for the viewsets."""
+"""Shared `extend_schema` decorators for the viewsets.
+
+Each helper documents one kind of operation: its summary, request and response shapes and
+its `expand[]` parameter (the exact paths the serializer accepts; on lists they start with
+`data.`). `errors={409: ("project_closed",), 422: ("cost_code_required",)}` declares the
+codes the operation's service raises beyond the ones the request pipeline adds for every
+operation of its kind (`jobcost.api.schema.JobcostAutoSchema`); docs/errors.md explains them.
+"""
+
+from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
-EXPAND_ONE = OpenApiParameter(
-    "expand[]",
-    str,
-    many=True,
-    description="Expand an ID field into its object; repeatable; two levels at most "
-    "(e.g. `vendor`, `commitment.vendor`).",
-)
-EXPAND_LIST = OpenApiParameter(
-    "expand[]",
-    str,
-    many=True,
-    description="Expand an ID field of every object; paths start with `data.` "
-    "(e.g. `data.vendor`); two levels at most below `data`.",
-)
+from jobcost.api.schema import ERROR_CODES_KEY, expandable_paths
+
+Errors = dict[int, tuple[str, ...]] | None
 
 
-def list_doc(serializer, summary: str):
-    return extend_schema(
-        summary=summary, responses={200: serializer(many=True)}, parameters=[EXPAND_LIST]
+def expand_parameter(serializer, *, is_list: bool) -> OpenApiParameter:
+    """`expand[]`, repeatable, with the paths `serializer` can expand (two levels at most)."""
+    prefix = "data." if is_list else ""
+    paths = [prefix + path for path in expandable_paths(serializer)]
+    items: dict = {"type": "string"}
+    if paths:
+        items["enum"] = paths
+        text = (
+            "Expand an ID field into its object; repeatable; two levels at most. Other "
+            "paths are 400 `expand_invalid`, deeper ones `expand_too_deep`."
+        )
+        if is_list:
+            text += " On a list every path starts with `data.`."
+    else:
+        text = (
+            f"{serializer.__name__.removesuffix('Serializer')} objects have no expandable "
+            "fields: any path is 400 `expand_invalid`."
+        )
+    return OpenApiParameter(
+        "expand[]",
+        {"type": "array", "items": items},
+        OpenApiParameter.QUERY,
+        description=text,
+        style="form",
+        explode=True,
     )
 
 
-def retrieve_doc(serializer, summary: str):
-    return extend_schema(summary=summary, responses={200: serializer}, parameters=[EXPAND_ONE])
-
-
-def create_doc(request, serializer, summary: str):
-    return extend_schema(
-        summary=summary, request=request, responses={201: serializer}, parameters=[EXPAND_ONE]
+def _extensions(errors: Errors) -> dict:
+    return (
+        {ERROR_CODES_KEY: {str(status): codes for status, codes in errors.items()}}
+        if errors
+        else {}
     )
 
 
-def update_doc(request, serializer, summary: str):
+def list_doc(serializer, summary: str, description: str = ""):
+    """A list: the list object of `serializer`, limit/cursor, filters and `expand[]`."""
     return extend_schema(
-        summary=summary, request=request, responses={200: serializer}, parameters=[EXPAND_ONE]
+        summary=summary,
+        description=description,
+        responses={200: serializer(many=True)},
+        parameters=[expand_parameter(serializer, is_list=True)],
     )
 
 
-def action_doc(serializer, summary: str, request=None, description: str = ""):
+def retrieve_doc(serializer, summary: str, description: str = ""):
+    """A retrieve: one object, `expand[]`."""
+    return extend_schema(
+        summary=summary,
+        description=description,
+        responses={200: serializer},
+        parameters=[expand_parameter(serializer, is_list=False)],
+    )
+
+
+def create_doc(request, serializer, summary: str, description: str = "", errors: Errors = None):
+    """A create: `request` body in, 201 with the object out."""
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=request,
+        responses={201: serializer},
+        parameters=[expand_parameter(serializer, is_list=False)],
+        extensions=_extensions(errors),
+    )
+
+
+def update_doc(request, serializer, summary: str, description: str = "", errors: Errors = None):
+    """A PATCH: partial `request` body in, the object out."""
     return extend_schema(
         summary=summary,
         description=description,
         request=request,
         responses={200: serializer},
-        parameters=[EXPAND_ONE],
+        parameters=[expand_parameter(serializer, is_list=False)],
+        extensions=_extensions(errors),
+    )
+
+
+def action_doc(
+    serializer, summary: str, request=None, description: str = "", errors: Errors = None
+):
+    """A transition (`POST …/{id}/execute`): an optional empty body, the object out."""
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=request,
+        responses={200: serializer},
+        parameters=[expand_parameter(serializer, is_list=False)],
         filters=False,
+        extensions=_extensions(errors),
     )

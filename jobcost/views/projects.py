@@ -26,13 +26,34 @@ class ProjectViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(ProjectCreateSerializer, ProjectSerializer, "Create a project")
+    @create_doc(
+        ProjectCreateSerializer,
+        ProjectSerializer,
+        "Create a project",
+        description="Starts in `bid` (or `active`). Money in cents of `currency`.",
+        errors={409: ("resource_already_exists",)},
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(ProjectCreateSerializer)
         project = projects.project_create(account_id=self.scope.account_id, **data)
         return self.render(project, status=201)
 
-    @update_doc(ProjectUpdateSerializer, ProjectSerializer, "Update a project")
+    @update_doc(
+        ProjectUpdateSerializer,
+        ProjectSerializer,
+        "Update a project",
+        description="Status moves: bid→active, active→closeout, closeout→active, "
+        "closeout→closed. `contract_amount` changes only while `bid`; a closed project "
+        "refuses every write.",
+        errors={
+            409: (
+                "project_closed",
+                "invalid_state_transition",
+                "contract_locked",
+                "resource_already_exists",
+            )
+        },
+    )
     def partial_update(self, request, *args, **kwargs):
         project = self.get_object()
         data = self.parse(ProjectUpdateSerializer)

@@ -1,0 +1,221 @@
+"""Commitments (subcontracts, purchase orders): created and edited (draft only) through
+`commitment_create` / `commitment_update`; execute, close and void as actions calling the
+same services as `POST /v1/commitments/{id}/execute|close|void`."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+
+from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each
+from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
+from jobcost.models import Commitment, CostCode, Vendor
+from jobcost.services import commitments
+
+TIMESTAMPS = ("created_at", "updated_at")
+
+
+def _vendor_field() -> LabelledChoiceField:
+    return LabelledChoiceField(
+        Vendor.objects.select_related("account").order_by("account__name", "name"),
+        label_of=with_account,
+    )
+
+
+def _cost_code_field() -> LabelledChoiceField:
+    return LabelledChoiceField(
+        CostCode.objects.select_related("project").order_by("project__number", "code"),
+        label_of=lambda code: f"{code.project.number} · {code}",
+        required=False,
+        help_text="Needed before executing: the budget line it commits against.",
+    )
+
+
+class CommitmentAddForm(ServiceForm):
+    """`commitment_create`'s arguments; blank number and retainage take the defaults."""
+
+    vendor = _vendor_field()
+    cost_code = _cost_code_field()
+    number = forms.CharField(
+        max_length=60, required=False, help_text="Blank: the next SC-nnn / PO-nnn."
+    )
+    original_amount = DollarsField(label="Original amount ($)")
+    retainage_pct = forms.DecimalField(
+        max_digits=5, decimal_places=2, required=False, help_text="Blank: the project's."
+    )
+
+    class Meta:
+        model = Commitment
+        fields = [
+            "project",
+            "vendor",
+            "type",
+            "number",
+            "cost_code",
+            "original_amount",
+            "retainage_pct",
+            "description",
+        ]
+
+    def clean(self):
+        data = super().clean()
+        project, vendor = data.get("project"), data.get("vendor")
+        if project and vendor and vendor.account_id != project.account_id:
+            self.add_error("vendor", "This vendor belongs to another account.")
+        return data
+
+
+class CommitmentChangeForm(ServiceForm):
+    """What `commitment_update` edits; the service refuses anything but a draft."""
+
+    vendor = _vendor_field()
+    cost_code = _cost_code_field()
+    original_amount = DollarsField(label="Original amount ($)")
+
+    class Meta:
+        model = Commitment
+        fields = [
+            "number",
+            "type",
+            "vendor",
+            "cost_code",
+            "original_amount",
+            "retainage_pct",
+            "description",
+        ]
+
+    def clean(self):
+        data = super().clean()
+        vendor = data.get("vendor")
+        if vendor and vendor.account_id != self.instance.account_id:
+            self.add_error("vendor", "This vendor belongs to another account.")
+        return data
+
+
+@admin.register(Commitment)
+class CommitmentAdmin(ServiceAdmin):
+    """Commitments with their balances; transitions are actions."""
+
+    add_form, change_form = CommitmentAddForm, CommitmentChangeForm
+    add_fieldsets = (
+        (None, {"fields": ["project", "vendor", "type", "number", "cost_code", "description"]}),
+        ("Amounts", {"fields": ["original_amount", "retainage_pct"]}),
+    )
+    change_fieldsets = (
+        (
+            None,
+            {
+                "fields": [
+                    "id",
+                    "project",
+                    "status",
+                    "number",
+                    "type",
+                    "vendor",
+                    "cost_code",
+                    "description",
+                ]
+            },
+        ),
+        (
+            "Amounts",
+            {
+                "fields": [
+                    "original_amount",
+                    "retainage_pct",
+                    "approved_changes_display",
+                    "revised_amount_display",
+                    "billed_to_date_display",
+                    "remaining_display",
+                ]
+            },
+        ),
+        ("Dates", {"fields": ["executed_at", "closed_at", "voided_at", *TIMESTAMPS]}),
+    )
+    change_readonly = (
+        "id",
+        "project",
+        "status",
+        "approved_changes_display",
+        "revised_amount_display",
+        "billed_to_date_display",
+        "remaining_display",
+        "executed_at",
+        "closed_at",
+        "voided_at",
+        *TIMESTAMPS,
+    )
+    list_display = (
+        "number",
+        "project",
+        "vendor",
+        "type",
+        "status",
+        "cost_code",
+        "original_amount_display",
+        "revised_amount_display",
+        "billed_to_date_display",
+        "remaining_display",
+    )
+    list_select_related = ("project", "vendor", "cost_code")
+    list_filter = ("status", "type", "project")
+    search_fields = ("number", "description", "vendor__name", "project__number", "=id")
+    actions = ("execute", "close", "void")
+
+    original_amount_display = money_column(
+        "original_amount", "Original", ordering="original_amount"
+    )
+    approved_changes_display = money_column("approved_changes", "Approved changes")
+    revised_amount_display = money_column("revised_amount", "Revised")
+    billed_to_date_display = money_column("billed_to_date", "Billed to date")
+    remaining_display = money_column("remaining", "Remaining")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("project", "vendor", "cost_code")
+
+    def service_create(self, request, data):
+        return commitments.commitment_create(
+            project=data["project"],
+            vendor=data["vendor"],
+            type=data["type"],
+            original_amount=data["original_amount"],
+            number=data["number"] or None,
+            cost_code=data["cost_code"],
+            retainage_pct=data["retainage_pct"],
+            description=data["description"],
+        )
+
+    def service_update(self, request, obj, changes):
+        return commitments.commitment_update(commitment_id=obj.pk, changes=changes)
+
+    @admin.action(description="Execute (draft → executed)", permissions=["change"])
+    def execute(self, request, queryset):
+        run_each(
+            self,
+            request,
+            queryset,
+            lambda c: commitments.commitment_execute(commitment_id=c.pk),
+            "executed",
+        )
+
+    @admin.action(description="Close (executed → closed)", permissions=["change"])
+    def close(self, request, queryset):
+        run_each(
+            self,
+            request,
+            queryset,
+            lambda c: commitments.commitment_close(commitment_id=c.pk),
+            "closed",
+        )
+
+    @admin.action(
+        description="Void (draft, or executed with nothing billed)", permissions=["change"]
+    )
+    def void(self, request, queryset):
+        run_each(
+            self,
+            request,
+            queryset,
+            lambda c: commitments.commitment_void(commitment_id=c.pk),
+            "voided",
+        )

@@ -1,0 +1,20 @@
+"""Stored idempotent responses (SPEC §5), read-only: for support, never edited by hand."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from jobcost.admin.base import ReadOnlyAdmin
+from jobcost.models import IdempotencyRecord
+
+
+@admin.register(IdempotencyRecord)
+class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    """What a key's request with an Idempotency-Key produced (replayed for 24 h)."""
+
+    list_display = ("key", "api_key", "method", "path", "response_status", "created_at")
+    list_select_related = ("api_key",)
+    list_filter = ("method", "response_status")
+    search_fields = ("=key", "path")
+    ordering = ("-created_at", "-id")
+    show_full_result_count = False

@@ -1,0 +1,269 @@
+"""Projects: edits through `project_create` / `project_update`, status moves as actions, the
+budget inline and the SPEC §9 rollups read through the same selectors as the API
+(`visible.with_rollups` + `projects.project_rollup`), so the figures are the API's."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+
+from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each
+from jobcost.admin.display import dollars, percent
+from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
+from jobcost.models import BudgetLine, Owner, Project, ProjectStatus
+from jobcost.selectors.projects import project_rollup
+from jobcost.selectors.rollups import ProjectRollup
+from jobcost.selectors.visible import with_rollups
+from jobcost.services.projects import project_create, project_update
+
+TIMESTAMPS = ("created_at", "updated_at")
+ROLLUPS = (
+    "revised_contract_display",
+    "cost_to_date_display",
+    "percent_complete_display",
+    "projected_cost_display",
+    "projected_margin_display",
+    "billed_to_date_display",
+    "earned_revenue_display",
+    "over_under_billing_display",
+)
+
+
+def _owner_field() -> LabelledChoiceField:
+    return LabelledChoiceField(
+        Owner.objects.select_related("account").order_by("account__name", "name"),
+        label_of=with_account,
+    )
+
+
+def _check_owner(form: forms.Form, account_id: str | None) -> None:
+    owner = form.cleaned_data.get("owner")
+    if owner is not None and account_id is not None and owner.account_id != account_id:
+        form.add_error("owner", "This owner belongs to another account.")
+
+
+class ProjectAddForm(ServiceForm):
+    """`project_create`'s arguments; money in dollars, status `bid` or `active`."""
+
+    owner = _owner_field()
+    contract_amount = DollarsField(label="Contract amount ($)")
+    status = forms.ChoiceField(
+        choices=[(s.value, s.label) for s in (ProjectStatus.BID, ProjectStatus.ACTIVE)],
+        initial=ProjectStatus.BID,
+    )
+
+    class Meta:
+        model = Project
+        fields = [
+            "account",
+            "number",
+            "name",
+            "owner",
+            "contract_amount",
+            "currency",
+            "retainage_pct",
+            "status",
+        ]
+
+    def clean(self):
+        data = super().clean()
+        account = data.get("account")
+        _check_owner(self, account.pk if account else None)
+        return data
+
+
+class ProjectChangeForm(ServiceForm):
+    """`project_update`'s writable fields; the service refuses `contract_amount` outside bid."""
+
+    owner = _owner_field()
+    contract_amount = DollarsField(label="Contract amount ($)")
+
+    class Meta:
+        model = Project
+        fields = ["number", "name", "owner", "contract_amount", "retainage_pct"]
+
+    def clean(self):
+        data = super().clean()
+        _check_owner(self, self.instance.account_id)
+        return data
+
+
+class BudgetLineInline(admin.TabularInline):
+    """The project's budget, read-only (edit a line on its own page: `budget_line_update`)."""
+
+    model = BudgetLine
+    fk_name = "project"
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = readonly_fields = (
+        "cost_code",
+        "original_amount_display",
+        "approved_changes_display",
+        "revised_amount_display",
+        "committed_display",
+        "actual_display",
+        "cost_to_complete_display",
+        "projected_cost_display",
+        "variance_display",
+    )
+    original_amount_display = money_column("original_amount", "Original")
+    approved_changes_display = money_column("approved_changes", "Approved changes")
+    revised_amount_display = money_column("revised_amount", "Revised")
+    committed_display = money_column("committed", "Committed")
+    actual_display = money_column("actual", "Actual")
+    cost_to_complete_display = money_column("cost_to_complete", "Cost to complete")
+    projected_cost_display = money_column("projected_cost", "Projected cost")
+    variance_display = money_column("variance", "Variance")
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("cost_code", "project")
+            .order_by("cost_code__code")
+        )
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def _rollup(project: Project) -> ProjectRollup:
+    """The project's rollup from its `with_rollups` annotations (re-read when missing)."""
+    cached = project.__dict__.get("_admin_rollup")
+    if cached is None:
+        source = project
+        if not hasattr(project, "rollup_cost_to_date"):
+            source = with_rollups(Project.objects.filter(pk=project.pk)).get()
+        cached = project.__dict__["_admin_rollup"] = project_rollup(source)
+    return cached
+
+
+def rollup_money(name: str, description: str, ordering: str | None = None):
+    """A display method for one money figure of `ProjectRollup`."""
+
+    @admin.display(description=description, ordering=ordering)
+    def column(self, project: Project) -> str:
+        return dollars(getattr(_rollup(project), name), project.currency)
+
+    column.__name__ = f"{name}_display"
+    return column
+
+
+@admin.register(Project)
+class ProjectAdmin(ServiceAdmin):
+    """Projects with their budget and live rollups; status moves are actions."""
+
+    add_form, change_form = ProjectAddForm, ProjectChangeForm
+    add_fieldsets = (
+        (None, {"fields": ["account", "number", "name", "owner", "status"]}),
+        ("Contract", {"fields": ["contract_amount", "currency", "retainage_pct"]}),
+    )
+    change_fieldsets = (
+        (None, {"fields": ["id", "account", "number", "name", "owner", "status"]}),
+        (
+            "Contract",
+            {
+                "fields": [
+                    "contract_amount",
+                    "currency",
+                    "retainage_pct",
+                    "approved_changes_display",
+                ]
+            },
+        ),
+        ("Rollups (SPEC §9, as the API computes them)", {"fields": ROLLUPS}),
+        ("Timestamps", {"fields": TIMESTAMPS}),
+    )
+    change_readonly = ("id", "account", "status", "currency", "approved_changes_display")
+    change_readonly += ROLLUPS + TIMESTAMPS
+    list_display = (
+        "number",
+        "name",
+        "account",
+        "owner",
+        "status",
+        "contract_amount_display",
+        "revised_contract_display",
+        "cost_to_date_display",
+        "percent_complete_display",
+        "projected_margin_display",
+    )
+    list_display_links = ("number", "name")
+    list_select_related = ("account", "owner")
+    list_filter = ("status", "account")
+    search_fields = ("number", "name", "owner__name", "=id")
+    actions = ("activate", "move_to_closeout", "reopen", "close")
+
+    contract_amount_display = money_column(
+        "contract_amount", "Contract", ordering="contract_amount"
+    )
+    approved_changes_display = money_column("approved_changes", "Approved changes")
+    revised_contract_display = rollup_money("revised_contract", "Revised contract")
+    cost_to_date_display = rollup_money("cost_to_date", "Cost to date", "rollup_cost_to_date")
+    projected_cost_display = rollup_money("projected_cost", "Projected cost")
+    billed_to_date_display = rollup_money("billed_to_date", "Billed to date")
+    earned_revenue_display = rollup_money("earned_revenue", "Earned revenue")
+    over_under_billing_display = rollup_money(
+        "over_under_billing", "Over/(under) billing (positive: over-billed)"
+    )
+
+    @admin.display(description="% complete")
+    def percent_complete_display(self, project: Project) -> str:
+        return percent(_rollup(project).percent_complete)
+
+    @admin.display(description="Projected margin")
+    def projected_margin_display(self, project: Project) -> str:
+        return percent(_rollup(project).projected_margin_pct)
+
+    def get_queryset(self, request):
+        return with_rollups(super().get_queryset(request))
+
+    def get_inlines(self, request, obj):
+        return [] if obj is None else [BudgetLineInline]
+
+    def service_create(self, request, data):
+        return project_create(
+            account_id=data["account"].pk,
+            number=data["number"],
+            name=data["name"],
+            owner=data["owner"],
+            contract_amount=data["contract_amount"],
+            currency=data["currency"],
+            retainage_pct=data["retainage_pct"],
+            status=data["status"],
+        )
+
+    def service_update(self, request, obj, changes):
+        return project_update(project_id=obj.pk, changes=changes)
+
+    def _move(self, request, queryset, status: str, done: str) -> None:
+        run_each(
+            self,
+            request,
+            queryset,
+            lambda project: project_update(project_id=project.pk, changes={"status": status}),
+            done,
+        )
+
+    @admin.action(description="Activate (bid → active)", permissions=["change"])
+    def activate(self, request, queryset):
+        self._move(request, queryset, ProjectStatus.ACTIVE, "now active")
+
+    @admin.action(description="Move to closeout (active → closeout)", permissions=["change"])
+    def move_to_closeout(self, request, queryset):
+        self._move(request, queryset, ProjectStatus.CLOSEOUT, "now in closeout")
+
+    @admin.action(description="Reopen (closeout → active)", permissions=["change"])
+    def reopen(self, request, queryset):
+        self._move(request, queryset, ProjectStatus.ACTIVE, "reopened (active)")
+
+    @admin.action(description="Close (closeout → closed; no more writes)", permissions=["change"])
+    def close(self, request, queryset):
+        self._move(request, queryset, ProjectStatus.CLOSED, "closed")

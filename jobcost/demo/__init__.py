@@ -1,0 +1,1 @@
+"""The demo job that `python manage.py seed_demo` loads: data tables and the loader."""

@@ -1,0 +1,107 @@
+"""Audit entries are append-only (SPEC §8 audit_entry): the database itself refuses UPDATE and
+DELETE of audit rows (a trigger on PostgreSQL and on SQLite), and the ORM refuses them before
+they reach it (`AppendOnlyError`)."""
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from audit.models import AppendOnlyError, AuditEntry
+from tests.factories import OwnerFactory
+
+TABLE = AuditEntry._meta.db_table
+
+
+@pytest.fixture
+def entry(account):
+    owner = OwnerFactory(account=account, name="Original")
+    return AuditEntry.objects.get(target_id=owner.pk, action="created")
+
+
+def _raw(sql, params):
+    """Run raw SQL in a savepoint so a refusal leaves the test's transaction usable."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _unchanged(entry):
+    row = AuditEntry.objects.get(pk=entry.pk)
+    assert (row.action, row.changes, row.actor_type) == (
+        entry.action,
+        entry.changes,
+        entry.actor_type,
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"UPDATE {TABLE} SET action = 'deleted' WHERE id = %s",
+        f"UPDATE {TABLE} SET changes = '{{}}' WHERE id = %s",
+        f"DELETE FROM {TABLE} WHERE id = %s",
+    ],
+)
+def test_database_refuses_update_and_delete(entry, sql):
+    """Runs on whichever database is configured: the trigger exists on both vendors."""
+    assert connection.vendor in {"postgresql", "sqlite"}
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(sql, [entry.pk])
+    _unchanged(entry)
+    assert AuditEntry.objects.filter(pk=entry.pk).exists()
+
+
+def test_database_refuses_bulk_delete_of_every_row(entry):
+    count = AuditEntry.objects.count()
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(f"DELETE FROM {TABLE} WHERE 1 = %s", [1])
+    assert AuditEntry.objects.count() == count
+
+
+@pytest.mark.postgres
+def test_postgres_trigger_refuses_with_insufficient_privilege(entry):
+    """On PostgreSQL the refusal is SQLSTATE 42501 (insufficient_privilege) from a row
+    trigger, for UPDATE and DELETE alike."""
+    for sql in (
+        f"UPDATE {TABLE} SET note = 'edited' WHERE id = %s",
+        f"DELETE FROM {TABLE} WHERE id = %s",
+    ):
+        with pytest.raises(DatabaseError) as excinfo:
+            _raw(sql, [entry.pk])
+        assert excinfo.value.__cause__.sqlstate == "42501"
+    _unchanged(entry)
+
+
+def test_database_still_accepts_inserts(entry):
+    before = AuditEntry.objects.count()
+    AuditEntry.objects.create(
+        account_id=entry.account_id,
+        target_type="owner",
+        target_id=entry.target_id,
+        action="updated",
+        actor_type="system",
+        changes={"name": {"before": "Original", "after": "New"}},
+    )
+    assert AuditEntry.objects.count() == before + 1
+
+
+def test_orm_queryset_update_and_delete_raise(entry):
+    with pytest.raises(AppendOnlyError):
+        AuditEntry.objects.filter(pk=entry.pk).update(action="deleted")
+    with pytest.raises(AppendOnlyError):
+        AuditEntry.objects.all().update(note="x")
+    with pytest.raises(AppendOnlyError):
+        AuditEntry.objects.filter(pk=entry.pk).delete()
+    with pytest.raises(AppendOnlyError):
+        AuditEntry.objects.all().delete()
+    _unchanged(entry)
+
+
+def test_orm_instance_save_and_delete_raise(entry):
+    entry.note = "tampered"
+    with pytest.raises(AppendOnlyError):
+        entry.save()
+    with pytest.raises(AppendOnlyError):
+        entry.save(update_fields=["note"])
+    with pytest.raises(AppendOnlyError):
+        entry.delete()
+    row = AuditEntry.objects.get(pk=entry.pk)
+    assert row.note == ""

@@ -1,0 +1,590 @@
+"""The OpenAPI schema (GET /v1/openapi.json) is valid, complete and exact, and /docs serves it.
+
+Complete: the (path, method) pairs it documents are exactly the /v1 routes of the URL conf,
+each with a summary from `jobcost.views.docs` — a route added without documenting it fails
+here. Exact: real responses of every resource validate against the documented response
+schemas, with no undocumented field (objects are validated with additionalProperties off).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from decimal import Decimal
+from html.parser import HTMLParser
+
+import jsonschema
+import pytest
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.test import Client
+from django.urls import URLResolver, get_resolver
+from drf_spectacular.drainage import GENERATOR_STATS
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.validation import validate_schema
+from drf_spectacular.views import SpectacularAPIView
+
+from jobcost.api.fields import CentsField, PercentField
+from jobcost.api.schema import expandable_paths
+from jobcost.models import CommitmentStatus, CommitmentType, CostType, ProjectStatus, Role
+from tests.conftest import error_of
+from tests.factories import CostCodeFactory, OwnerFactory, ProjectFactory, VendorFactory
+
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
+HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
+TRANSITIONS = {"execute", "close", "void"}
+LIST_ACTIONS = {"list", "audit"}
+CONDITIONAL_HEADERS = {"Idempotent-Replayed", "Retry-After", "WWW-Authenticate"}
+
+
+# --- the schema and the URL conf --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def schema(django_db_blocker):
+    with django_db_blocker.unblock():
+        response = Client().get("/v1/openapi.json")
+    assert response.status_code == 200
+    return json.loads(response.content, parse_float=Decimal)
+
+
+def _openapi_path(pattern) -> str:
+    text = str(pattern).removeprefix("^").removesuffix("$")
+    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: "{id}" if m[1] == "pk" else f"{{{m[1]}}}", text)
+    return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", text)
+
+
+def _walk(patterns, prefix=""):
+    for entry in patterns:
+        path = prefix + _openapi_path(entry.pattern)
+        if isinstance(entry, URLResolver):
+            yield from _walk(entry.url_patterns, path)
+        else:
+            yield "/" + path, entry.callback
+
+
+def _routed_operations() -> dict[tuple[str, str], tuple[type, str]]:
+    """{(path, method): (view class, action)} for every /v1 route but the schema itself."""
+    routes = {}
+    for path, callback in _walk(get_resolver().url_patterns):
+        view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+        if not path.startswith("/v1/") or issubclass(view, SpectacularAPIView):
+            continue
+        actions = getattr(callback, "actions", None) or {
+            m: m for m in view.http_method_names if hasattr(view, m)
+        }
+        for method, action in actions.items():
+            if method not in ("options", "head"):
+                routes[path, method] = (view, action)
+    return routes
+
+
+ROUTES = _routed_operations()
+
+
+def _operations(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method in HTTP_METHODS:
+                yield path, method, operation
+
+
+def _params(operation) -> dict[str, dict]:
+    return {p["name"]: p for p in operation.get("parameters", [])}
+
+
+def _component(schema, ref: dict) -> dict:
+    return schema["components"]["schemas"][ref["$ref"].rsplit("/", 1)[1]]
+
+
+def _body_schema(response: dict) -> dict:
+    return response["content"]["application/json"]["schema"]
+
+
+# --- validity and completeness ----------------------------------------------------------------
+def test_schema_is_public_and_valid_openapi_3(schema):
+    validate_schema(json.loads(json.dumps(schema, default=float)))
+    assert schema["openapi"].startswith("3.")
+    assert schema["info"]["version"] == settings.JOBCOST_API_VERSIONS[-1]
+
+
+def test_schema_generates_without_warnings():
+    GENERATOR_STATS.reset()
+    with GENERATOR_STATS.silence():
+        SchemaGenerator().get_schema(request=None, public=True)
+    assert not GENERATOR_STATS, dict(GENERATOR_STATS._warn_cache, **GENERATOR_STATS._error_cache)
+
+
+def test_documented_operations_are_exactly_the_routed_ones(schema):
+    documented = {(path, method) for path, method, _ in _operations(schema)}
+    assert ROUTES, "no /v1 routes found"
+    assert documented == set(ROUTES)
+    for path, method, operation in _operations(schema):
+        assert operation.get("summary"), f"{method.upper()} {path} has no summary"
+
+
+def test_operation_ids_are_unique_and_named_for_the_route(schema):
+    ids = [op["operationId"] for _, _, op in _operations(schema)]
+    assert len(ids) == len(set(ids))
+    for path, method, operation in _operations(schema):
+        _view, action = ROUTES[path, method]
+        action = "update" if action == "partial_update" else action
+        basename = path.split("/")[2].replace("-", "_")
+        assert operation["operationId"] == f"{basename}_{action}"
+
+
+def test_every_operation_documents_version_header_and_error_envelope(schema):
+    for path, method, operation in _operations(schema):
+        params = _params(operation)
+        assert params["Jobcost-Version"]["in"] == "header"
+        assert params["Jobcost-Version"]["schema"]["enum"] == settings.JOBCOST_API_VERSIONS
+        responses = operation["responses"]
+        statuses = set(responses)
+        assert {"400", "401", "429", "500"} <= statuses, (path, method)
+        if "{id}" in path:
+            assert "404" in statuses, (path, method)
+        if method in ("post", "patch"):
+            assert {"403", "409", "413", "415"} <= statuses, (path, method)
+        else:
+            assert not {"403", "409", "413", "415", "422"} & statuses, (path, method)
+        for status, response in responses.items():
+            headers = set(response["headers"])
+            assert {"Request-Id", "Jobcost-Version", "RateLimit-Limit"} <= headers
+            if int(status) >= 400:
+                assert _body_schema(response) == ERROR_REF, (path, method, status)
+                assert "Codes: `" in response["description"]
+        assert "Retry-After" in responses["429"]["headers"]
+        assert "WWW-Authenticate" in responses["401"]["headers"]
+
+
+def test_every_post_and_patch_requires_an_idempotency_key(schema):
+    writes = 0
+    for _path, method, operation in _operations(schema):
+        header = _params(operation).get("Idempotency-Key")
+        if method in ("post", "patch"):
+            writes += 1
+            assert header["in"] == "header" and header["required"] is True
+            assert header["schema"]["maxLength"] == 255
+        else:
+            assert header is None
+    assert writes == sum(1 for _, method in ROUTES if method in ("post", "patch"))
+
+
+def test_lists_document_pagination_expand_and_their_exact_filters(schema):
+    for path, method, operation in _operations(schema):
+        view, action = ROUTES[path, method]
+        if action not in LIST_ACTIONS:
+            continue
+        params = _params(operation)
+        assert params["limit"]["schema"] == {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 25,
+        }
+        assert params["cursor"]["schema"]["type"] == "string"
+        expand = params["expand[]"]
+        assert expand["schema"]["type"] == "array" and expand["explode"] is True
+        assert all(p.startswith("data.") for p in expand["schema"]["items"].get("enum", []))
+        fixed = {"Jobcost-Version", "limit", "cursor", "expand[]", "id"}
+        if action == "audit":
+            assert set(params) <= fixed, path
+        else:
+            assert set(params) - fixed == set(view.filterset_class.base_filters), path
+            assert expand["schema"]["items"].get("enum", []) == [
+                "data." + p for p in expandable_paths(view.serializer_class)
+            ]
+        page = _component(schema, _body_schema(operation["responses"]["200"]))
+        assert set(page["required"]) == {"object", "url", "has_more", "next_cursor", "data"}
+        assert page["properties"]["object"]["enum"] == ["list"]
+        assert page["properties"]["next_cursor"]["nullable"] is True
+        item = page["properties"]["data"]["items"]
+        expected = "AuditEntry" if action == "audit" else view.serializer_class.__name__
+        assert item == {"$ref": f"#/components/schemas/{expected.removesuffix('Serializer')}"}
+
+
+def test_list_filters_have_their_public_names_and_enums(schema):
+    commitments = _params(schema["paths"]["/v1/commitments"]["get"])
+    assert {"created[gte]", "created[lt]", "project", "vendor", "cost_code", "status"} <= set(
+        commitments
+    )
+    assert commitments["created[gte]"]["schema"] == {"type": "string", "format": "date-time"}
+    assert commitments["status"]["schema"]["enum"] == CommitmentStatus.values
+    assert commitments["type"]["schema"]["enum"] == CommitmentType.values
+    projects = _params(schema["paths"]["/v1/projects"]["get"])
+    assert projects["status"]["schema"]["enum"] == ProjectStatus.values
+    cost_codes = _params(schema["paths"]["/v1/cost-codes"]["get"])
+    assert cost_codes["cost_type"]["schema"]["enum"] == CostType.values
+    budgets = _params(schema["paths"]["/v1/budgets"]["get"])
+    assert {"project", "cost_code", "created[gte]", "created[lt]"} <= set(budgets)
+
+
+def test_single_object_operations_document_expand(schema):
+    for path, method, operation in _operations(schema):
+        view, action = ROUTES[path, method]
+        if action in LIST_ACTIONS:
+            continue
+        expand = _params(operation)["expand[]"]
+        assert expand["in"] == "query" and expand["schema"]["type"] == "array"
+        assert expand["schema"]["items"].get("enum", []) == expandable_paths(
+            view.serializer_class
+        ), path
+        success = next(s for s in operation["responses"] if s.startswith("2"))
+        name = view.serializer_class.__name__.removesuffix("Serializer")
+        assert _body_schema(operation["responses"][success]) == {
+            "$ref": f"#/components/schemas/{name}"
+        }
+        assert success == ("201" if action == "create" else "200")
+
+
+def test_transitions_take_an_optional_empty_body(schema):
+    seen = set()
+    for path, method, operation in _operations(schema):
+        _view, action = ROUTES[path, method]
+        if action not in TRANSITIONS:
+            continue
+        seen.add(action)
+        body = operation.get("requestBody")
+        if body is not None:
+            assert not body.get("required", False)
+            empty = _component(schema, _body_schema(body))
+            assert empty["properties"] == {} and empty["additionalProperties"] is False
+    assert seen == TRANSITIONS
+    execute = schema["paths"]["/v1/commitments/{id}/execute"]["post"]["responses"]
+    assert "`cost_code_required`" in execute["422"]["description"]
+    assert "`agent_cannot_approve`" in execute["403"]["description"]
+
+
+def test_request_bodies_are_strict_and_never_take_computed_fields(schema):
+    bodies = 0
+    for path, method, operation in _operations(schema):
+        if "requestBody" not in operation:
+            continue
+        bodies += 1
+        request = _body_schema(operation["requestBody"])
+        name = request["$ref"].rsplit("/", 1)[1]
+        assert name.endswith("Request"), name
+        component = _component(schema, request)
+        assert component["additionalProperties"] is False
+        assert not [p for p, s in component["properties"].items() if s.get("readOnly")]
+        success = next(s for s in operation["responses"] if s.startswith("2"))
+        output = _component(schema, _body_schema(operation["responses"][success]))
+        computed = {p for p, s in output["properties"].items() if s.get("readOnly")}
+        assert not set(component["properties"]) & computed, (path, method)
+    assert bodies == sum(1 for _, m in ROUTES if m in ("post", "patch"))
+
+
+def test_field_types_money_percent_enums_and_read_only(schema):
+    components = schema["components"]["schemas"]
+    serializers = {view.serializer_class for view, _ in ROUTES.values()}
+    for serializer_class in serializers:
+        component = components[serializer_class.__name__.removesuffix("Serializer")]
+        for name, field in serializer_class().fields.items():
+            prop = component["properties"][name]
+            if name in serializer_class.expandable:
+                assert prop["anyOf"][0]["type"] == "string"
+                continue
+            if isinstance(field, CentsField):
+                assert (prop["type"], prop["format"]) == ("integer", "int64"), name
+            if isinstance(field, PercentField):
+                assert prop["type"] == "number", name
+            assert bool(prop.get("readOnly")) == field.read_only, (component, name)
+    project = components["Project"]["properties"]
+    for name in ("revised_contract", "cost_to_date", "projected_cost", "billed_to_date"):
+        assert (project[name]["type"], project[name]["format"]) == ("integer", "int64")
+        assert project[name]["readOnly"] is True
+    for name in ("earned_revenue", "over_under_billing"):
+        assert project[name]["format"] == "int64" and project[name]["readOnly"] is True
+    for name in ("percent_complete", "projected_margin_pct"):
+        assert project[name]["type"] == "number" and project[name]["readOnly"] is True
+    money_in = components["CommitmentCreateRequest"]["properties"]["original_amount"]
+    assert (money_in["format"], money_in["minimum"], money_in["maximum"]) == ("int64", 0, 2**63 - 1)
+
+    def enum_of(component, prop):
+        ref = components[component]["properties"][prop]
+        ref = ref.get("allOf", [ref])[0]
+        return _component(schema, ref)["enum"]
+
+    assert enum_of("Commitment", "status") == CommitmentStatus.values
+    assert enum_of("Commitment", "type") == CommitmentType.values
+    assert enum_of("CostCode", "cost_type") == CostType.values
+    assert enum_of("Project", "status") == ProjectStatus.values
+    assert enum_of("ProjectCreateRequest", "status") == ["bid", "active"]
+    actor = components["AuditEntry"]["properties"]["actor"]["properties"]
+    assert set(Role.values) < set(actor["role"]["enum"])
+
+
+# --- real responses match the schema ----------------------------------------------------------
+def _jsonschema(node):
+    """OpenAPI 3.0 schema objects → JSON Schema: `nullable` becomes a null type, and objects
+    refuse properties they do not document."""
+    if isinstance(node, list):
+        return [_jsonschema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _jsonschema(value) for key, value in node.items()}
+    if node.pop("nullable", False):
+        if "type" in node:
+            node["type"] = [node["type"], "null"]
+        elif set(node) - {"description", "readOnly", "example"}:
+            node = {"anyOf": [node, {"type": "null"}]}
+    if "properties" in node and "additionalProperties" not in node:
+        node["additionalProperties"] = False
+    return node
+
+
+FORMATS = jsonschema.FormatChecker(formats=())
+FORMATS.checks("date-time")(
+    lambda v: not isinstance(v, str) or bool(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", v))
+)
+FORMATS.checks("email")(
+    lambda v: not isinstance(v, str) or bool(re.fullmatch(r"[^@\s]+@[^@\s]+", v))
+)
+
+
+class Checker:
+    """Validate a response against what the schema documents for its path, method and
+    status: the body against the response schema, and the documented headers present."""
+
+    def __init__(self, schema):
+        self.schema = schema
+        self.components = _jsonschema(copy.deepcopy(schema["components"]))
+        self.checked: set[tuple[str, str, str]] = set()
+
+    def __call__(self, response, path: str, method: str, status: int) -> dict:
+        assert response.status_code == status, response.content
+        documented = self.schema["paths"][path][method]["responses"]
+        assert str(status) in documented, f"{status} not documented on {method} {path}"
+        doc = documented[str(status)]
+        body = json.loads(response.content, parse_float=Decimal)
+        validator = jsonschema.Draft4Validator(
+            {**_jsonschema(_body_schema(doc)), "components": self.components},
+            format_checker=FORMATS,
+        )
+        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(body)]
+        assert not errors, (method, path, status, errors)
+        missing = set(doc["headers"]) - CONDITIONAL_HEADERS - set(response.headers)
+        assert not missing, (method, path, status, missing)
+        self.checked.add((path, method, str(status)))
+        return json.loads(response.content)
+
+
+@pytest.fixture
+def check(schema):
+    return Checker(schema)
+
+
+def test_owner_and_vendor_responses_match_the_schema(api, check):
+    owner = check(api.post("/v1/owners", {"name": "City"}), "/v1/owners", "post", 201)
+    oid = owner["id"]
+    check(api.get(f"/v1/owners/{oid}"), "/v1/owners/{id}", "get", 200)
+    check(api.get("/v1/owners", {"limit": 1}), "/v1/owners", "get", 200)
+    check(api.patch(f"/v1/owners/{oid}", {"address": "1 Main"}), "/v1/owners/{id}", "patch", 200)
+    trail = check(api.get(f"/v1/owners/{oid}/audit"), "/v1/owners/{id}/audit", "get", 200)
+    assert [e["action"] for e in trail["data"]] == ["created", "updated"]
+    vendor = check(
+        api.post("/v1/vendors", {"name": "Acme", "tax_id_last4": "1234", "trade": "Steel"}),
+        "/v1/vendors",
+        "post",
+        201,
+    )
+    vid = vendor["id"]
+    check(api.get(f"/v1/vendors/{vid}"), "/v1/vendors/{id}", "get", 200)
+    check(api.get("/v1/vendors", {"trade": "steel"}), "/v1/vendors", "get", 200)
+    check(api.patch(f"/v1/vendors/{vid}", {"trade": "Iron"}), "/v1/vendors/{id}", "patch", 200)
+    check(api.get(f"/v1/vendors/{vid}/audit"), "/v1/vendors/{id}/audit", "get", 200)
+
+
+def test_project_responses_match_the_schema_expanded_or_not(api, account, check):
+    owner = OwnerFactory(account=account)
+    body = {
+        "number": "J-77",
+        "name": "Library",
+        "owner": owner.pk,
+        "contract_amount": 1_000_000_00,
+        "retainage_pct": 7.5,
+    }
+    project = check(api.post("/v1/projects", body), "/v1/projects", "post", 201)
+    assert project["retainage_pct"] == 7.5 and project["status"] == "bid"
+    pid = project["id"]
+    expanded = check(
+        api.get(f"/v1/projects/{pid}", {"expand[]": "owner"}), "/v1/projects/{id}", "get", 200
+    )
+    assert expanded["owner"]["id"] == owner.pk
+    listed = check(
+        api.get("/v1/projects", {"expand[]": "data.owner", "status": "bid"}),
+        "/v1/projects",
+        "get",
+        200,
+    )
+    assert [p["owner"]["object"] for p in listed["data"]] == ["owner"]
+    check(api.patch(f"/v1/projects/{pid}", {"status": "active"}), "/v1/projects/{id}", "patch", 200)
+    check(api.get(f"/v1/projects/{pid}/audit"), "/v1/projects/{id}/audit", "get", 200)
+    refused = api.patch(f"/v1/projects/{pid}", {"status": "closed"})
+    check(refused, "/v1/projects/{id}", "patch", 409)
+    assert error_of(refused)["code"] == "invalid_state_transition"
+
+
+def test_cost_code_and_budget_responses_match_the_schema(api, account, check):
+    project = ProjectFactory(account=account)
+    body = {
+        "project": project.pk,
+        "code": "03-300",
+        "name": "Concrete",
+        "cost_type": "subcontract",
+        "scheduled_value": 50_000_00,
+        "budget_amount": 40_000_00,
+    }
+    cost_code = check(api.post("/v1/cost-codes", body), "/v1/cost-codes", "post", 201)
+    cid = cost_code["id"]
+    expanded = check(
+        api.get(f"/v1/cost-codes/{cid}", {"expand[]": ["budget_line", "project.owner"]}),
+        "/v1/cost-codes/{id}",
+        "get",
+        200,
+    )
+    assert expanded["project"]["owner"]["object"] == "owner"
+    check(api.get("/v1/cost-codes", {"project": project.pk}), "/v1/cost-codes", "get", 200)
+    check(api.patch(f"/v1/cost-codes/{cid}", {"name": "CIP"}), "/v1/cost-codes/{id}", "patch", 200)
+    check(api.get(f"/v1/cost-codes/{cid}/audit"), "/v1/cost-codes/{id}/audit", "get", 200)
+    line_id = expanded["budget_line"]["id"]
+    check(api.get(f"/v1/budgets/{line_id}"), "/v1/budgets/{id}", "get", 200)
+    check(
+        api.get("/v1/budgets", {"cost_code": cid, "expand[]": "data.cost_code"}),
+        "/v1/budgets",
+        "get",
+        200,
+    )
+    line = check(
+        api.patch(f"/v1/budgets/{line_id}", {"cost_to_complete": 12_000_00}),
+        "/v1/budgets/{id}",
+        "patch",
+        200,
+    )
+    assert (line["cost_to_complete"], line["cost_to_complete_is_estimate"]) == (12_000_00, True)
+    check(api.get(f"/v1/budgets/{line_id}/audit"), "/v1/budgets/{id}/audit", "get", 200)
+
+
+def test_commitment_responses_match_the_schema_through_their_transitions(api, account, check):
+    project = ProjectFactory(account=account)
+    cost_code = CostCodeFactory(project=project)
+    vendor = VendorFactory(account=account)
+    body = {
+        "project": project.pk,
+        "vendor": vendor.pk,
+        "type": "subcontract",
+        "original_amount": 25_000_00,
+        "cost_code": cost_code.pk,
+        "retainage_pct": 5.25,
+    }
+    created = api.post("/v1/commitments", body, idem="oas-cmt")
+    commitment = check(created, "/v1/commitments", "post", 201)
+    replayed = api.post("/v1/commitments", body, idem="oas-cmt")
+    check(replayed, "/v1/commitments", "post", 201)
+    assert replayed["Idempotent-Replayed"] == "true"
+    cid = commitment["id"]
+    expanded = check(
+        api.get(
+            f"/v1/commitments/{cid}",
+            {"expand[]": ["vendor", "cost_code.budget_line", "project.owner"]},
+        ),
+        "/v1/commitments/{id}",
+        "get",
+        200,
+    )
+    assert expanded["cost_code"]["budget_line"]["object"] == "budget_line"
+    check(
+        api.get("/v1/commitments", {"status": "draft", "expand[]": "data.vendor"}),
+        "/v1/commitments",
+        "get",
+        200,
+    )
+    path = "/v1/commitments/{id}"
+    check(api.patch(f"/v1/commitments/{cid}", {"original_amount": 26_000_00}), path, "patch", 200)
+    executed = check(api.post(f"/v1/commitments/{cid}/execute"), path + "/execute", "post", 200)
+    assert executed["status"] == "executed"
+    check(api.post(f"/v1/commitments/{cid}/close", {}), path + "/close", "post", 200)
+    refused = api.post(f"/v1/commitments/{cid}/void")
+    check(refused, path + "/void", "post", 409)
+    assert error_of(refused)["code"] == "invalid_state_transition"
+    check(api.get(f"/v1/commitments/{cid}/audit"), path + "/audit", "get", 200)
+    uncoded = check(
+        api.post("/v1/commitments", {**body, "cost_code": None}), "/v1/commitments", "post", 201
+    )
+    no_code = api.post(f"/v1/commitments/{uncoded['id']}/execute")
+    check(no_code, path + "/execute", "post", 422)
+    assert error_of(no_code)["code"] == "cost_code_required"
+    voided = check(api.post(f"/v1/commitments/{uncoded['id']}/void"), path + "/void", "post", 200)
+    assert voided["status"] == "void"
+
+
+def test_error_responses_match_the_schema_and_their_documented_status(
+    api, account, make_api, check
+):
+    anonymous = Client()
+    check(anonymous.get("/v1/projects"), "/v1/projects", "get", 401)
+    viewer = make_api(account, "viewer")
+    forbidden = viewer.post("/v1/owners", {"name": "No"})
+    check(forbidden, "/v1/owners", "post", 403)
+    agent = make_api(account, "agent")
+    commitment = api.post(
+        "/v1/commitments",
+        {
+            "project": ProjectFactory(account=account).pk,
+            "vendor": VendorFactory(account=account).pk,
+            "type": "purchase_order",
+            "original_amount": 1,
+        },
+    ).json()
+    refused = agent.post(f"/v1/commitments/{commitment['id']}/execute")
+    check(refused, "/v1/commitments/{id}/execute", "post", 403)
+    assert error_of(refused)["code"] == "agent_cannot_approve"
+    check(api.get("/v1/vendors/vnd_nope"), "/v1/vendors/{id}", "get", 404)
+    check(api.get("/v1/vendors", {"colour": "red"}), "/v1/vendors", "get", 400)
+    check(api.post("/v1/owners", {"name": "X"}, idem=None), "/v1/owners", "post", 400)
+    check(api.post("/v1/owners", "name=x", content_type="text/plain"), "/v1/owners", "post", 415)
+    check(
+        api.post(
+            "/v1/projects", {"number": "1", "name": "P", "owner": "own_x", "contract_amount": 1}
+        ),
+        "/v1/projects",
+        "post",
+        404,
+    )
+
+
+# --- error codes in the schema are explained --------------------------------------------------
+def test_every_code_the_schema_names_is_in_the_error_reference(schema):
+    reference = (settings.BASE_DIR / "docs" / "errors.md").read_text()
+    named = set()
+    for _path, _method, operation in _operations(schema):
+        for response in operation["responses"].values():
+            named |= set(re.findall(r"`([a-z_]+)`", response["description"]))
+    assert "resource_missing" in named
+    assert not {code for code in named if f"`{code}`" not in reference}
+
+
+# --- /docs ------------------------------------------------------------------------------------
+class _Assets(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.urls += [value for name, value in attrs if name in ("src", "href") and value]
+
+
+def test_docs_serve_swagger_ui_from_local_static_files_without_a_key(client):
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert '"/v1/openapi.json"' in html
+    parser = _Assets()
+    parser.feed(html)
+    static = "/" + settings.STATIC_URL.strip("/") + "/"
+    assert any(u.endswith("swagger-ui-bundle.js") for u in parser.urls)
+    assert any(u.endswith("swagger-ui.css") for u in parser.urls)
+    for url in parser.urls:
+        assert url.startswith(static + "drf_spectacular_sidecar/"), url
+        assert finders.find(url.removeprefix(static)), f"{url} is not a local static file"
+    assert "cdn.jsdelivr" not in html and "unpkg.com" not in html

@@ -1,0 +1,105 @@
+"""SPEC §6 rate limit: one Redis token bucket per account (all its keys together), set per
+account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-After ≥ 1."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+
+from jobcost.api import ratelimit
+from tests.conftest import Api, error_of
+from tests.factories import AccountFactory
+from tests.jobcost.api.conventions_support import row_counts
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture
+def tight_account(account):
+    """The test account limited to a burst of 3 and 1 request/s."""
+    account.rate_limit_burst = 3
+    account.rate_limit_per_second = 1
+    account.save()
+    return account
+
+
+def _assert_limited(response) -> int:
+    assert response.status_code == 429, response.content
+    error = error_of(response)
+    assert (error["type"], error["code"], error["param"]) == ("rate_limited", "rate_limited", None)
+    retry_after = int(response["Retry-After"])
+    assert retry_after >= 1
+    assert response["RateLimit-Limit"] == "3"
+    assert response["RateLimit-Remaining"] == "0"
+    assert response["Request-Id"].startswith("req_")
+    assert response["Jobcost-Version"] == settings.JOBCOST_API_VERSIONS[-1]
+    return retry_after
+
+
+def test_burst_then_429_with_headers(tight_account, make_api):
+    api = make_api(tight_account)
+    remaining, resets = [], []
+    for _ in range(3):
+        response = api.get("/v1/owners")
+        assert response.status_code == 200
+        assert response["RateLimit-Limit"] == "3"
+        assert "Retry-After" not in response
+        remaining.append(response["RateLimit-Remaining"])
+        resets.append(int(response["RateLimit-Reset"]))
+    assert remaining == ["2", "1", "0"]
+    assert all(1 <= reset <= 3 for reset in resets)
+    assert resets == sorted(resets)
+    _assert_limited(api.get("/v1/owners"))
+
+
+def test_a_limited_write_writes_nothing_and_is_not_stored(tight_account, make_api):
+    api = make_api(tight_account)
+    for _ in range(3):
+        assert api.get("/v1/owners").status_code == 200
+    before = row_counts(idempotency=True)
+    _assert_limited(api.post("/v1/owners", {"name": "Harbor"}, idem="limited"))
+    assert row_counts(idempotency=True) == before
+    client, _script = ratelimit._redis()
+    client.delete(f"jobcost:ratelimit:{tight_account.pk}")
+    retry = api.post("/v1/owners", {"name": "Harbor"}, idem="limited")
+    assert retry.status_code == 201
+    assert "Idempotent-Replayed" not in retry
+
+
+def test_keys_of_one_account_share_the_bucket(tight_account, make_api):
+    first, second = make_api(tight_account), make_api(tight_account, "viewer")
+    assert first.get("/v1/owners").status_code == 200
+    assert second.get("/v1/owners").status_code == 200
+    assert first.get("/v1/vendors")["RateLimit-Remaining"] == "0"
+    _assert_limited(second.get("/v1/owners"))
+    _assert_limited(first.get("/v1/projects"))
+
+
+def test_another_account_is_unaffected(tight_account, make_api):
+    api = make_api(tight_account)
+    for _ in range(3):
+        api.get("/v1/owners")
+    _assert_limited(api.get("/v1/owners"))
+    other = make_api(AccountFactory())
+    response = other.get("/v1/owners")
+    assert response.status_code == 200
+    assert response["RateLimit-Limit"] == str(settings.JOBCOST_RATE_LIMIT_BURST)
+    assert int(response["RateLimit-Remaining"]) == settings.JOBCOST_RATE_LIMIT_BURST - 1
+
+
+def test_settings_defaults_apply_without_an_account_override(api, settings):
+    settings.JOBCOST_RATE_LIMIT_BURST = 2
+    settings.JOBCOST_RATE_LIMIT_PER_SECOND = 1
+    assert api.get("/v1/owners")["RateLimit-Limit"] == "2"
+    assert api.get("/v1/owners").status_code == 200
+    response = api.get("/v1/owners")
+    assert response.status_code == 429
+    assert error_of(response)["code"] == "rate_limited"
+    assert int(response["Retry-After"]) >= 1
+
+
+def test_unauthenticated_responses_carry_rate_limit_headers(db):
+    response = Api(None).get("/v1/owners")
+    assert response.status_code == 401
+    assert int(response["RateLimit-Limit"]) >= 1
+    assert "RateLimit-Remaining" in response and "RateLimit-Reset" in response

@@ -1,0 +1,189 @@
+"""Tenancy (SPEC §2): nothing of another account is ever visible. A key of account A gets no
+row of account B from any list, 404 `resource_missing` for B's IDs on every detail route,
+and 404 naming the param for B's objects in a body. Nothing is written."""
+
+import pytest
+
+from jobcost.models import BudgetLine
+from jobcost.urls import urlpatterns
+from tests.conftest import error_of
+from tests.factories import (
+    AccountFactory,
+    CommitmentFactory,
+    CostCodeFactory,
+    OwnerFactory,
+    ProjectFactory,
+    VendorFactory,
+)
+from tests.jobcost.api.state import db_state
+
+
+def _job(account):
+    project = ProjectFactory(account=account)
+    cost_code = CostCodeFactory(project=project)
+    vendor = VendorFactory(account=account)
+    draft = CommitmentFactory(project=project, vendor=vendor, cost_code=cost_code)
+    executed = CommitmentFactory(project=project, vendor=vendor, cost_code=cost_code, executed=True)
+    return {
+        "owners": project.owner,
+        "vendors": vendor,
+        "projects": project,
+        "cost-codes": cost_code,
+        "budgets": BudgetLine.objects.get(cost_code=cost_code),
+        "commitments": draft,
+        "executed": executed,
+    }
+
+
+@pytest.fixture
+def mine(account):
+    return _job(account)
+
+
+@pytest.fixture
+def theirs(db):
+    return _job(AccountFactory())
+
+
+COLLECTIONS = ["owners", "vendors", "projects", "cost-codes", "budgets", "commitments"]
+PATCH_BODIES = {
+    "owners": {"name": "Hijacked"},
+    "vendors": {"name": "Hijacked"},
+    "projects": {"name": "Hijacked"},
+    "cost-codes": {"name": "Hijacked"},
+    "budgets": {"cost_to_complete": 1},
+    "commitments": {"description": "Hijacked"},
+}
+# Every detail route of the router: (collection, suffix, method).
+DETAIL_ROUTES = (
+    [(c, "", "get") for c in COLLECTIONS]
+    + [(c, "/audit", "get") for c in COLLECTIONS]
+    + [(c, "", "patch") for c in COLLECTIONS]
+    + [("commitments", f"/{verb}", "post") for verb in ("execute", "close", "void")]
+)
+
+
+def test_every_route_of_the_router_is_covered():
+    names = {p.name for p in urlpatterns}
+    covered = {f"{c}-list" for c in COLLECTIONS}
+    covered |= {f"{c}-detail" for c in COLLECTIONS} | {f"{c}-audit" for c in COLLECTIONS}
+    covered |= {f"commitments-{verb}" for verb in ("execute", "close", "void")}
+    assert names == covered
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_lists_hold_none_of_another_accounts_rows(api, mine, theirs, collection):
+    resp = api.get(f"/v1/{collection}", {"limit": 100})
+    assert resp.status_code == 200
+    ids = {row["id"] for row in resp.json()["data"]}
+    theirs_ids = {obj.pk for obj in theirs.values()}
+    assert ids and ids <= {obj.pk for obj in mine.values()}
+    assert not ids & theirs_ids
+
+
+@pytest.mark.parametrize(
+    "collection,param,source",
+    [
+        ("cost-codes", "project", "projects"),
+        ("budgets", "project", "projects"),
+        ("budgets", "cost_code", "cost-codes"),
+        ("commitments", "project", "projects"),
+        ("commitments", "vendor", "vendors"),
+        ("commitments", "cost_code", "cost-codes"),
+    ],
+)
+def test_filtering_by_another_accounts_ids_returns_nothing(
+    api, mine, theirs, collection, param, source
+):
+    resp = api.get(f"/v1/{collection}", {param: theirs[source].pk})
+    assert resp.status_code == 200
+    assert resp.json()["data"] == []
+
+
+@pytest.mark.parametrize("collection,suffix,method", DETAIL_ROUTES)
+def test_detail_routes_are_404_for_another_accounts_ids(
+    api, mine, theirs, collection, suffix, method
+):
+    target = theirs["executed"] if suffix == "/close" else theirs[collection]
+    path = f"/v1/{collection}/{target.pk}{suffix}"
+    before = db_state()
+    if method == "get":
+        resp = api.get(path)
+    elif method == "patch":
+        resp = api.patch(path, PATCH_BODIES[collection])
+    else:
+        resp = api.post(path, {})
+    assert resp.status_code == 404, resp.content
+    error = error_of(resp)
+    assert (error["type"], error["code"]) == ("not_found", "resource_missing")
+    assert db_state() == before
+
+
+def _commitment_body(mine, **override):
+    return {
+        "project": mine["projects"].pk,
+        "vendor": mine["vendors"].pk,
+        "cost_code": mine["cost-codes"].pk,
+        "type": "subcontract",
+        "original_amount": 1_00,
+        **override,
+    }
+
+
+BODY_REFERENCES = {
+    "project.owner": lambda m, t: (
+        "post",
+        "/v1/projects",
+        {"number": "X-1", "name": "X", "owner": t["owners"].pk, "contract_amount": 1},
+        "owner",
+    ),
+    "cost_code.project": lambda m, t: (
+        "post",
+        "/v1/cost-codes",
+        {"project": t["projects"].pk, "code": "1", "name": "x", "cost_type": "other"},
+        "project",
+    ),
+    "commitment.project": lambda m, t: (
+        "post",
+        "/v1/commitments",
+        _commitment_body(m, project=t["projects"].pk, cost_code=None),
+        "project",
+    ),
+    "commitment.vendor": lambda m, t: (
+        "post",
+        "/v1/commitments",
+        _commitment_body(m, vendor=t["vendors"].pk),
+        "vendor",
+    ),
+    "commitment.cost_code": lambda m, t: (
+        "post",
+        "/v1/commitments",
+        _commitment_body(m, cost_code=t["cost-codes"].pk),
+        "cost_code",
+    ),
+    "commitment_patch.cost_code": lambda m, t: (
+        "patch",
+        f"/v1/commitments/{m['commitments'].pk}",
+        {"cost_code": t["cost-codes"].pk},
+        "cost_code",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BODY_REFERENCES))
+def test_body_references_to_another_accounts_objects_are_404(api, mine, theirs, case):
+    method, path, payload, param = BODY_REFERENCES[case](mine, theirs)
+    before = db_state()
+    resp = getattr(api, method)(path, payload)
+    assert resp.status_code == 404, resp.content
+    error = error_of(resp)
+    assert (error["code"], error["param"]) == ("resource_missing", param)
+    assert db_state() == before
+
+
+def test_another_account_sees_none_of_mine_either(make_api, mine, theirs):
+    other_api = make_api(AccountFactory(), "admin")
+    for collection in COLLECTIONS:
+        assert other_api.get(f"/v1/{collection}").json()["data"] == []
+    owner = OwnerFactory(account=mine["owners"].account)
+    assert other_api.get(f"/v1/owners/{owner.pk}").status_code == 404
