@@ -155,6 +155,7 @@ SPECTACULAR_SETTINGS = {
         "NewProjectStatusEnum": ["bid", "active"],
         "CommitmentStatusEnum": "jobcost.models.CommitmentStatus",
         "CommitmentTypeEnum": "jobcost.models.CommitmentType",
+        "LienWaiverTypeEnum": "jobcost.models.LienWaiverType",
     },
     "POSTPROCESSING_HOOKS": ["jobcost.api.schema.postprocess_schema_enums"],
     "SERVE_AUTHENTICATION": [],

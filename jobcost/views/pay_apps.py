@@ -16,7 +16,14 @@ from jobcost.serializers.pay_apps import (
     PayAppUpdateSerializer,
 )
 from jobcost.services import pay_apps
-from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+from jobcost.views.docs import (
+    action_doc,
+    create_doc,
+    expand_parameter,
+    list_doc,
+    retrieve_doc,
+    update_doc,
+)
 
 
 class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
@@ -45,7 +52,10 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
 
     @extend_schema(
         summary="List the pay app's G703 continuation-sheet rows",
+        description="In item order: cost-code rows, then change-order rows. Takes `limit` and "
+        "`cursor`; no filters.",
         responses={200: PayAppLineSerializer(many=True)},
+        parameters=[expand_parameter(PayAppLineSerializer, is_list=True)],
         filters=False,
     )
     @action(detail=True, methods=["get"])

@@ -7,9 +7,37 @@ import json
 from decimal import Decimal
 
 from audit.models import AuditEntry
-from jobcost.models import BudgetLine, Commitment, CostCode, Owner, Project, Vendor
+from jobcost.models import (
+    BudgetLine,
+    ChangeOrder,
+    ChangeOrderLine,
+    Commitment,
+    CostCode,
+    Invoice,
+    InvoiceLine,
+    LienWaiver,
+    Owner,
+    PayApp,
+    PayAppLine,
+    Project,
+    Vendor,
+)
 
-DOMAIN_MODELS = (Owner, Vendor, Project, CostCode, BudgetLine, Commitment)
+DOMAIN_MODELS = (
+    Owner,
+    Vendor,
+    Project,
+    CostCode,
+    BudgetLine,
+    Commitment,
+    ChangeOrder,
+    ChangeOrderLine,
+    Invoice,
+    InvoiceLine,
+    LienWaiver,
+    PayApp,
+    PayAppLine,
+)
 
 
 def db_state() -> dict:

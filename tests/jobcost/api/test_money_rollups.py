@@ -1,8 +1,7 @@
 """SPEC §9 rollups after money moves, every figure computed by hand (cents).
 
-`earned_revenue` is read as a construction accountant would compute cost-to-cost revenue:
-revised_contract × cost_to_date / projected_cost, rounded once to the cent — the exact
-ratio, not the two-decimal `percent_complete` (which is only the displayed figure)."""
+`earned_revenue` follows SPEC §9 literally: revised_contract × percent_complete / 100, with
+the two-decimal `percent_complete` the API shows, rounded once to the cent."""
 
 from decimal import Decimal
 
@@ -88,12 +87,12 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
                                              = 1,800,000
     Project: revised_contract 10,600,000; cost_to_date 2,700,000; projected_cost 9,940,000;
     percent_complete 2,700,000 / 9,940,000 = 27.16 %; margin 660,000 / 10,600,000 = 6.23 %;
-    earned 10,600,000 × 2,700,000 / 9,940,000 = 2,879,275.65 → 2,879,276.
+    earned 10,600,000 × 27.16 / 100 = 2,878,960.
     Commitments: SC-001 4,500,000 revised, 1,500,000 billed, 3,000,000 remaining; PO-001
     3,000,000, 1,200,000, 1,800,000.
     Pay app #1 (Jan, CO-001 lands on it): 500,000 + 1,500,000 + (1,000,000 work + 200,000
-    stored) + 200,000 = 3,400,000. Draft: billed 0, under-billed −2,879,276. Submitted:
-    billed 3,400,000, over-billed 3,400,000 − 2,879,276 = 520,724."""
+    stored) + 200,000 = 3,400,000. Draft: billed 0, under-billed −2,878,960. Submitted:
+    billed 3,400,000, over-billed 3,400,000 − 2,878,960 = 521,040."""
     codes = job.codes
     co = post_ok(
         api,
@@ -157,9 +156,9 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
         "projected_cost": 9_940_000,
         "percent_complete": Decimal("27.16"),
         "projected_margin_pct": Decimal("6.23"),
-        "earned_revenue": 2_879_276,
+        "earned_revenue": 2_878_960,
         "billed_to_date": 0,
-        "over_under_billing": -2_879_276,
+        "over_under_billing": -2_878_960,
     }
 
     pay_app = post_ok(
@@ -183,7 +182,7 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
     for waiver in api.get("/v1/lien-waivers", {"project": job.project.pk}).json()["data"]:
         api.patch(f"/v1/lien-waivers/{waiver['id']}", {"status": "received"})
     post_ok(api, f"/v1/pay-apps/{pay_app['id']}/submit")
-    billed = {**expected, "billed_to_date": 3_400_000, "over_under_billing": 520_724}
+    billed = {**expected, "billed_to_date": 3_400_000, "over_under_billing": 521_040}
     assert project_figures(api, job) == billed
 
     # Paying an invoice and certifying the pay app move none of these figures.
@@ -200,8 +199,8 @@ def test_rollups_after_deductive_change_orders(api, account):
     800,000. Invoice 300,000 approved: SC-001 billed 300,000, remaining 500,000.
     03-000 ctc max(4,050,000; 800,000) − 300,000 = 3,750,000, projected 4,050,000.
     projected_cost 1,800,000 + 4,050,000 + 2,700,000 = 8,550,000; percent 300,000 /
-    8,550,000 = 3.51 %; margin 950,000 / 9,500,000 = 10.00 %; earned 9,500,000 × 300,000 /
-    8,550,000 = 333,333.33 → 333,333; nothing billed: −333,333."""
+    8,550,000 = 3.51 %; margin 950,000 / 9,500,000 = 10.00 %; earned 9,500,000 × 3.51 / 100
+    = 333,450; nothing billed: −333,450."""
     job = make_job(account)
     concrete = job.codes["03-000"].pk
     co = post_ok(
@@ -238,9 +237,9 @@ def test_rollups_after_deductive_change_orders(api, account):
         "projected_cost": 8_550_000,
         "percent_complete": Decimal("3.51"),
         "projected_margin_pct": Decimal("10.00"),
-        "earned_revenue": 333_333,
+        "earned_revenue": 333_450,
         "billed_to_date": 0,
-        "over_under_billing": -333_333,
+        "over_under_billing": -333_450,
     }
 
 

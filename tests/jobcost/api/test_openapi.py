@@ -34,7 +34,7 @@ from tests.factories import CostCodeFactory, OwnerFactory, ProjectFactory, Vendo
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 TRANSITIONS = {"execute", "close", "void"}
-LIST_ACTIONS = {"list", "audit"}
+LIST_ACTIONS = {"list", "audit", "lines"}
 CONDITIONAL_HEADERS = {"Idempotent-Replayed", "Retry-After", "WWW-Authenticate"}
 
 
@@ -186,7 +186,7 @@ def test_lists_document_pagination_expand_and_their_exact_filters(schema):
         assert expand["schema"]["type"] == "array" and expand["explode"] is True
         assert all(p.startswith("data.") for p in expand["schema"]["items"].get("enum", []))
         fixed = {"Jobcost-Version", "limit", "cursor", "expand[]", "id"}
-        if action == "audit":
+        if action in ("audit", "lines"):
             assert set(params) <= fixed, path
         else:
             assert set(params) - fixed == set(view.filterset_class.base_filters), path
@@ -198,7 +198,9 @@ def test_lists_document_pagination_expand_and_their_exact_filters(schema):
         assert page["properties"]["object"]["enum"] == ["list"]
         assert page["properties"]["next_cursor"]["nullable"] is True
         item = page["properties"]["data"]["items"]
-        expected = "AuditEntry" if action == "audit" else view.serializer_class.__name__
+        expected = {"audit": "AuditEntry", "lines": "PayAppLine"}.get(
+            action, view.serializer_class.__name__
+        )
         assert item == {"$ref": f"#/components/schemas/{expected.removesuffix('Serializer')}"}
 
 

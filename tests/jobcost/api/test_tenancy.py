@@ -5,25 +5,26 @@ and 404 naming the param for B's objects in a body. Nothing is written."""
 import pytest
 
 from jobcost.models import BudgetLine
+from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import (
     AccountFactory,
     CommitmentFactory,
-    CostCodeFactory,
     OwnerFactory,
-    ProjectFactory,
-    VendorFactory,
+    make_change_order,
+    make_invoice,
+    make_job,
+    make_pay_app,
 )
-from tests.jobcost.api.state import db_state
+from tests.jobcost.api.state import DOMAIN_MODELS, db_state
 
 
 def _job(account):
-    project = ProjectFactory(account=account)
-    cost_code = CostCodeFactory(project=project)
-    vendor = VendorFactory(account=account)
+    job = make_job(account)
+    project, vendor, cost_code = job.project, job.vendor, job.codes["03-000"]
     draft = CommitmentFactory(project=project, vendor=vendor, cost_code=cost_code)
-    executed = CommitmentFactory(project=project, vendor=vendor, cost_code=cost_code, executed=True)
+    invoice = make_invoice(job.commitment, amount=1_000, number=f"T-{account.pk}")
     return {
         "owners": project.owner,
         "vendors": vendor,
@@ -31,7 +32,17 @@ def _job(account):
         "cost-codes": cost_code,
         "budgets": BudgetLine.objects.get(cost_code=cost_code),
         "commitments": draft,
-        "executed": executed,
+        "executed": job.commitment,
+        "change-orders": make_change_order(project, cost_code=cost_code, amount=5_000),
+        "invoices": invoice,
+        "lien-waivers": lien_waiver_create(
+            project=project,
+            vendor=vendor,
+            type="conditional_progress",
+            amount=1_000,
+            through_date=invoice.invoice_date,
+        ),
+        "pay-apps": make_pay_app(project, "2026-11-01", "2026-11-30"),
     }
 
 
@@ -45,7 +56,18 @@ def theirs(db):
     return _job(AccountFactory())
 
 
-COLLECTIONS = ["owners", "vendors", "projects", "cost-codes", "budgets", "commitments"]
+COLLECTIONS = [
+    "owners",
+    "vendors",
+    "projects",
+    "cost-codes",
+    "budgets",
+    "commitments",
+    "change-orders",
+    "invoices",
+    "lien-waivers",
+    "pay-apps",
+]
 PATCH_BODIES = {
     "owners": {"name": "Hijacked"},
     "vendors": {"name": "Hijacked"},
@@ -53,13 +75,35 @@ PATCH_BODIES = {
     "cost-codes": {"name": "Hijacked"},
     "budgets": {"cost_to_complete": 1},
     "commitments": {"description": "Hijacked"},
+    "change-orders": {"title": "Hijacked"},
+    "invoices": {"number": "Hijacked"},
+    "lien-waivers": {"document_url": "https://example.com/hijacked.pdf"},
+    "pay-apps": {"retainage_pct": 5},
+}
+# The actions under /{id}/ of each collection, beyond retrieve, PATCH and audit.
+ACTIONS = {
+    "commitments": [("execute", "post"), ("close", "post"), ("void", "post")],
+    "change-orders": [
+        ("submit", "post"),
+        ("approve", "post"),
+        ("reject", "post"),
+        ("void", "post"),
+    ],
+    "invoices": [("approve", "post"), ("mark-paid", "post"), ("void", "post")],
+    "pay-apps": [
+        ("lines", "get"),
+        ("submit", "post"),
+        ("approve", "post"),
+        ("reject", "post"),
+        ("mark-paid", "post"),
+    ],
 }
 # Every detail route of the router: (collection, suffix, method).
 DETAIL_ROUTES = (
     [(c, "", "get") for c in COLLECTIONS]
     + [(c, "/audit", "get") for c in COLLECTIONS]
     + [(c, "", "patch") for c in COLLECTIONS]
-    + [("commitments", f"/{verb}", "post") for verb in ("execute", "close", "void")]
+    + [(c, f"/{verb}", method) for c, verbs in ACTIONS.items() for verb, method in verbs]
 )
 
 
@@ -67,8 +111,18 @@ def test_every_route_of_the_router_is_covered():
     names = {p.name for p in urlpatterns}
     covered = {f"{c}-list" for c in COLLECTIONS}
     covered |= {f"{c}-detail" for c in COLLECTIONS} | {f"{c}-audit" for c in COLLECTIONS}
-    covered |= {f"commitments-{verb}" for verb in ("execute", "close", "void")}
+    covered |= {f"{c}-{verb}" for c, verbs in ACTIONS.items() for verb, _ in verbs}
     assert names == covered
+
+
+def _ids_of(account_id: str) -> set[str]:
+    """Every object ID the account owns, over all domain models."""
+    return {
+        row["id"]
+        for model in DOMAIN_MODELS
+        if hasattr(model, "account_id")
+        for row in model.objects.filter(account_id=account_id).values("id")
+    }
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
@@ -76,9 +130,9 @@ def test_lists_hold_none_of_another_accounts_rows(api, mine, theirs, collection)
     resp = api.get(f"/v1/{collection}", {"limit": 100})
     assert resp.status_code == 200
     ids = {row["id"] for row in resp.json()["data"]}
-    theirs_ids = {obj.pk for obj in theirs.values()}
-    assert ids and ids <= {obj.pk for obj in mine.values()}
-    assert not ids & theirs_ids
+    assert mine[collection].pk in ids
+    assert ids <= _ids_of(mine["projects"].account_id)
+    assert not ids & _ids_of(theirs["projects"].account_id)
 
 
 @pytest.mark.parametrize(
