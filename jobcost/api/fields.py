@@ -137,3 +137,19 @@ class IndexedListField(serializers.ListField):
             except serializers.ValidationError as exc:
                 raise serializers.ValidationError({index: exc.detail}) from exc
         return result
+
+
+@extend_schema_field({"type": "boolean"})
+class StrictBooleanField(serializers.Field):
+    """A JSON `true` or `false` only: strings such as "yes" or "1" are 400, so a typo can
+    never switch an override on."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            raise serializers.ValidationError(
+                f"{self.field_name} must be true or false.", code="invalid"
+            )
+        return data
+
+    def to_representation(self, value):
+        return bool(value)

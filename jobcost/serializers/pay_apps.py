@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from jobcost.api.fields import CentsField, IndexedListField, PercentField
+from jobcost.api.fields import CentsField, IndexedListField, PercentField, StrictBooleanField
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
 from jobcost.models import PayAppFormat, PayAppStatus
 from jobcost.selectors import visible
@@ -138,7 +138,7 @@ class PayAppUpdateSerializer(InputSerializer):
 
 
 class PayAppSubmitSerializer(InputSerializer):
-    allow_missing_waivers = serializers.BooleanField(required=False, default=False)
+    allow_missing_waivers = StrictBooleanField(required=False, default=False)
 
 
 class PayAppRejectSerializer(InputSerializer):

@@ -92,10 +92,17 @@ def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
         waiver.status = new_status
         if new_status == S.RECEIVED:
             waiver.received_on = changes.get("received_on") or timezone.localdate()
+        elif changes.get("received_on"):
+            raise InvalidRequest("received_on goes with status 'received'.", param="received_on")
         action = new_status
     else:
         action = None
         if "received_on" in changes:
+            if waiver.status != S.RECEIVED:
+                raise InvalidRequest(
+                    "received_on is recorded with the receipt: send status 'received' too.",
+                    param="received_on",
+                )
             waiver.received_on = changes["received_on"]
     if "document_url" in changes:
         waiver.document_url = changes["document_url"]

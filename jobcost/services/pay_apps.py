@@ -195,7 +195,14 @@ def pay_app_update(
     changes = {}
     if lines:
         rows = {line.item: line for line in pay_app.lines.select_for_update()}
+        seen: set[str] = set()
         for index, entry in enumerate(lines):
+            if entry["item"] in seen:
+                raise InvalidRequest(
+                    f"Line '{entry['item']}' appears twice; send each item once.",
+                    param=f"lines[{index}].item",
+                )
+            seen.add(entry["item"])
             row = rows.get(entry["item"])
             if row is None:
                 raise InvalidRequest(

@@ -29,12 +29,27 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(ChangeOrderCreateSerializer, ChangeOrderSerializer, "Create a draft change order")
+    @create_doc(
+        ChangeOrderCreateSerializer,
+        ChangeOrderSerializer,
+        "Create a draft change order",
+        description="Lines must sum to `amount` (negative for a deductive change); each line's "
+        "`budget_amount` defaults to its `amount`.",
+        errors={409: ("project_closed", "resource_already_exists"), 422: ("lines_sum_mismatch",)},
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(ChangeOrderCreateSerializer)
         return self.render(change_orders.change_order_create(**data), status=201)
 
-    @update_doc(ChangeOrderUpdateSerializer, ChangeOrderSerializer, "Update a draft change order")
+    @update_doc(
+        ChangeOrderUpdateSerializer,
+        ChangeOrderSerializer,
+        "Update a draft change order",
+        errors={
+            409: ("project_closed", "invalid_state_transition", "resource_already_exists"),
+            422: ("lines_sum_mismatch",),
+        },
+    )
     def partial_update(self, request, *args, **kwargs):
         change_order = self.get_object()
         data = self.parse(ChangeOrderUpdateSerializer)
@@ -47,22 +62,47 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         data = self.parse(body)
         return self.render(service(change_order_id=change_order.pk, **data))
 
-    @action_doc(ChangeOrderSerializer, "Submit a change order for approval", EmptySerializer)
+    @action_doc(
+        ChangeOrderSerializer,
+        "Submit a change order for approval",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def submit(self, request, *args, **kwargs):
         return self._transition(change_orders.change_order_submit)
 
-    @action_doc(ChangeOrderSerializer, "Approve a change order", EmptySerializer)
+    @action_doc(
+        ChangeOrderSerializer,
+        "Approve a change order",
+        EmptySerializer,
+        description="An owner change order moves the contract and budgets and lands on the "
+        "draft pay app (or the next one); a commitment change order moves the commitment.",
+        errors={
+            409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
+            422: ("exceeds_commitment",),
+        },
+    )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
         return self._transition(change_orders.change_order_approve)
 
-    @action_doc(ChangeOrderSerializer, "Reject a pending change order", ReasonSerializer)
+    @action_doc(
+        ChangeOrderSerializer,
+        "Reject a pending change order",
+        ReasonSerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):
         return self._transition(change_orders.change_order_reject, ReasonSerializer)
 
-    @action_doc(ChangeOrderSerializer, "Void a change order", EmptySerializer)
+    @action_doc(
+        ChangeOrderSerializer,
+        "Void a change order",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):
         return self._transition(change_orders.change_order_void)

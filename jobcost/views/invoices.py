@@ -31,12 +31,29 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(InvoiceCreateSerializer, InvoiceSerializer, "Receive a vendor invoice")
+    @create_doc(
+        InvoiceCreateSerializer,
+        InvoiceSerializer,
+        "Receive a vendor invoice",
+        errors={
+            409: ("project_closed", "commitment_not_executed", "duplicate_invoice"),
+            422: ("exceeds_commitment", "period_locked"),
+        },
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(InvoiceCreateSerializer)
         return self.render(invoices.invoice_create(**data), status=201)
 
-    @update_doc(InvoiceUpdateSerializer, InvoiceSerializer, "Edit or code an invoice")
+    @update_doc(
+        InvoiceUpdateSerializer,
+        InvoiceSerializer,
+        "Edit or code an invoice",
+        description="`lines` code the invoice (they must sum to the amount) and make it `coded`.",
+        errors={
+            409: ("project_closed", "invalid_state_transition", "duplicate_invoice"),
+            422: ("exceeds_commitment", "period_locked", "lines_sum_mismatch"),
+        },
+    )
     def partial_update(self, request, *args, **kwargs):
         invoice = self.get_object()
         data = self.parse(InvoiceUpdateSerializer)
@@ -47,17 +64,37 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         self.parse(EmptySerializer)
         return self.render(service(invoice_id=invoice.pk))
 
-    @action_doc(InvoiceSerializer, "Approve a coded invoice", EmptySerializer)
+    @action_doc(
+        InvoiceSerializer,
+        "Approve a coded invoice",
+        EmptySerializer,
+        description="Re-checks the commitment's remaining balance under a row lock, posts cost "
+        "to the budget lines and requests a conditional progress lien waiver.",
+        errors={
+            409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
+            422: ("exceeds_commitment",),
+        },
+    )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
         return self._transition(invoices.invoice_approve)
 
-    @action_doc(InvoiceSerializer, "Mark an approved invoice paid", EmptySerializer)
+    @action_doc(
+        InvoiceSerializer,
+        "Mark an approved invoice paid",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):
         return self._transition(invoices.invoice_mark_paid)
 
-    @action_doc(InvoiceSerializer, "Void an invoice", EmptySerializer)
+    @action_doc(
+        InvoiceSerializer,
+        "Void an invoice",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):
         return self._transition(invoices.invoice_void)
@@ -76,12 +113,22 @@ class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(LienWaiverCreateSerializer, LienWaiverSerializer, "Request a lien waiver")
+    @create_doc(
+        LienWaiverCreateSerializer,
+        LienWaiverSerializer,
+        "Request a lien waiver",
+        errors={409: ("project_closed",)},
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(LienWaiverCreateSerializer)
         return self.render(lien_waivers.lien_waiver_create(**data), status=201)
 
-    @update_doc(LienWaiverUpdateSerializer, LienWaiverSerializer, "Record a lien waiver")
+    @update_doc(
+        LienWaiverUpdateSerializer,
+        LienWaiverSerializer,
+        "Record a lien waiver",
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     def partial_update(self, request, *args, **kwargs):
         waiver = self.get_object()
         data = self.parse(LienWaiverUpdateSerializer)

@@ -39,12 +39,25 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request)
 
-    @create_doc(PayAppCreateSerializer, PayAppSerializer, "Create the next draft pay app")
+    @create_doc(
+        PayAppCreateSerializer,
+        PayAppSerializer,
+        "Create the next draft pay app",
+        errors={
+            409: ("project_closed", "draft_pay_app_exists"),
+            422: ("periods_overlap", "schedule_of_values_unbalanced"),
+        },
+    )
     def create(self, request, *args, **kwargs):
         data = self.parse(PayAppCreateSerializer)
         return self.render(pay_apps.pay_app_create(**data), status=201)
 
-    @update_doc(PayAppUpdateSerializer, PayAppSerializer, "Enter this period's work")
+    @update_doc(
+        PayAppUpdateSerializer,
+        PayAppSerializer,
+        "Enter this period's work",
+        errors={409: ("project_closed",), 422: ("period_locked", "exceeds_scheduled_value")},
+    )
     def partial_update(self, request, *args, **kwargs):
         pay_app = self.get_object()
         data = self.parse(PayAppUpdateSerializer)
@@ -74,24 +87,46 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         data = self.parse(body)
         return self.render(service(pay_app_id=pay_app.pk, **data))
 
-    @action_doc(PayAppSerializer, "Submit a pay app (locks its period)", PayAppSubmitSerializer)
+    @action_doc(
+        PayAppSerializer,
+        "Submit a pay app (locks its period)",
+        PayAppSubmitSerializer,
+        errors={
+            409: ("project_closed", "invalid_state_transition"),
+            422: ("lien_waivers_missing",),
+        },
+    )
     @action(detail=True, methods=["post"])
     def submit(self, request, *args, **kwargs):
         return self._transition(pay_apps.pay_app_submit, PayAppSubmitSerializer)
 
-    @action_doc(PayAppSerializer, "Approve (certify) a submitted pay app", EmptySerializer)
+    @action_doc(
+        PayAppSerializer,
+        "Approve (certify) a submitted pay app",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
         return self._transition(pay_apps.pay_app_approve)
 
     @action_doc(
-        PayAppSerializer, "Reject a submitted pay app back to draft", PayAppRejectSerializer
+        PayAppSerializer,
+        "Reject a submitted pay app back to draft",
+        PayAppRejectSerializer,
+        description="Refused when a later pay app exists. Unlocks the period.",
+        errors={409: ("project_closed", "invalid_state_transition")},
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):
         return self._transition(pay_apps.pay_app_reject, PayAppRejectSerializer)
 
-    @action_doc(PayAppSerializer, "Mark an approved pay app paid", EmptySerializer)
+    @action_doc(
+        PayAppSerializer,
+        "Mark an approved pay app paid",
+        EmptySerializer,
+        errors={409: ("project_closed", "invalid_state_transition")},
+    )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):
         return self._transition(pay_apps.pay_app_mark_paid)
