@@ -4,6 +4,26 @@ Importing this package registers every job-cost model; see `base.ServiceAdmin` f
 and actions go through `jobcost.services`.
 """
 
-from jobcost.admin import accounts, budgets, commitments, idempotency, parties, projects
+from jobcost.admin import (
+    accounts,
+    budgets,
+    change_orders,
+    commitments,
+    idempotency,
+    invoices,
+    parties,
+    pay_apps,
+    projects,
+)
 
-__all__ = ["accounts", "budgets", "commitments", "idempotency", "parties", "projects"]
+__all__ = [
+    "accounts",
+    "budgets",
+    "change_orders",
+    "commitments",
+    "idempotency",
+    "invoices",
+    "parties",
+    "pay_apps",
+    "projects",
+]

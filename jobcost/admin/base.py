@@ -18,9 +18,15 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import quote
+from django.contrib.auth import get_permission_codename
 from django.db import models, transaction
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
 
-from jobcost.admin.display import dollars
+from jobcost.admin.display import EMPTY, dollars
 from jobcost.api.errors import ApiError, translate
 
 REFUSALS = (ApiError, forms.ValidationError)
@@ -169,3 +175,94 @@ def run_each(
             modeladmin.message_user(request, f"{obj}: {translate(exc).message}", messages.ERROR)
         else:
             modeladmin.message_user(request, f"{obj}: {done}.", messages.SUCCESS)
+
+
+class _EveryAccount:
+    """The back office's `Scope` for `jobcost.selectors.visible`: it filters nothing (the
+    staff see every account), so the admin reads rows through the same selectors, with the
+    same annotations and prefetches, as the API."""
+
+    restricted = False
+    project_ids = None
+
+    def filter(self, queryset, project_field: str | None = "project"):
+        return queryset
+
+
+EVERY_ACCOUNT = _EveryAccount()
+
+
+def visible_queryset(modeladmin: admin.ModelAdmin, request, selector: Callable) -> models.QuerySet:
+    """`selector(EVERY_ACCOUNT)` (e.g. `visible.pay_app_list`) in the admin's ordering: a
+    `get_queryset` whose rows carry the API's annotations. The admin's
+    `list_select_related` is applied here, since the changelist skips it on a queryset that
+    already selects related rows (as the selectors do)."""
+    queryset = selector(EVERY_ACCOUNT)
+    if isinstance(modeladmin.list_select_related, (list, tuple)):
+        queryset = queryset.select_related(*modeladmin.list_select_related)
+    ordering = modeladmin.get_ordering(request)
+    return queryset.order_by(*ordering) if ordering else queryset
+
+
+class TransitionActions:
+    """For an admin whose change page is view-only: its status actions are allowed to whoever
+    may change the model (`permissions=["transition"]` on the action)."""
+
+    def has_transition_permission(self, request) -> bool:
+        opts = self.opts
+        codename = get_permission_codename("change", opts)
+        return request.user.has_perm(f"{opts.app_label}.{codename}")
+
+
+def change_link(model: type[models.Model], pk: str | None, label: str | None = None) -> str:
+    """A link to `pk`'s admin change page reading `label` (default the ID); `—` for None."""
+    if pk is None:
+        return EMPTY
+    opts = model._meta
+    url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[quote(pk)])
+    return format_html('<a href="{}">{}</a>', url, label or pk)
+
+
+class ReasonForm(forms.Form):
+    """The reason asked by `run_each_with_reason` (required or not, per action)."""
+
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))
+
+    def __init__(self, *args, required: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = required
+
+
+def run_each_with_reason(
+    modeladmin: admin.ModelAdmin,
+    request,
+    queryset: models.QuerySet,
+    service: Callable[[models.Model, str], models.Model],
+    done: str,
+    *,
+    title: str,
+    required: bool,
+) -> TemplateResponse | None:
+    """An action that first asks for a reason on an intermediate page
+    (`admin/jobcost/reason_action.html`, form `#reason_form`), then runs `service(obj,
+    reason)` on each selected object through `run_each`. Returns the page (first visit, or a
+    missing required reason) or None once the action ran (the admin then redirects to the
+    list with the per-object messages)."""
+    if "_confirm" in request.POST:
+        form = ReasonForm(request.POST, required=required)
+        if form.is_valid():
+            reason = form.cleaned_data["reason"]
+            run_each(modeladmin, request, queryset, lambda obj: service(obj, reason), done)
+            return None
+    else:
+        form = ReasonForm(required=required)
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "opts": modeladmin.opts,
+        "title": title,
+        "objects": list(queryset),
+        "action": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "form": form,
+    }
+    return TemplateResponse(request, "admin/jobcost/reason_action.html", context)
