@@ -37,6 +37,8 @@ def lien_waiver_create(
     """Request a waiver from a vendor for the period holding `through_date` (amount in cents).
     A commitment or invoice given must be of that project and vendor (400)."""
     project = lock_open_project(project.pk)
+    if vendor.account_id != project.account_id:
+        raise InvalidRequest("The vendor belongs to another account.", param="vendor")
     for param, obj in (("commitment", commitment), ("invoice", invoice)):
         if obj is not None and (obj.project_id != project.pk or obj.vendor_id != vendor.pk):
             raise InvalidRequest(f"The {param} is not this project's and vendor's.", param=param)
