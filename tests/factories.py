@@ -74,7 +74,8 @@ class CostCodeFactory(factory.django.DjangoModelFactory):
         model = CostCode
 
     project = factory.SubFactory(ProjectFactory)
-    code = factory.Sequence(lambda n: f"{n // 100 + 1:02d}-{n % 100:02d}0")
+    # Ends in 5: hand-named codes in tests (03-000, 03-300, …) end in 0 and never collide.
+    code = factory.Sequence(lambda n: f"{n // 100 + 1:02d}-{n % 100:02d}5")
     name = factory.Sequence(lambda n: f"Cost code {n}")
     cost_type = "subcontract"
     scheduled_value = 10_000_00

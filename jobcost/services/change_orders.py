@@ -26,7 +26,14 @@ from jobcost.models import (
     PayAppStatus,
     Project,
 )
-from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.common import (
+    lock,
+    lock_in_state,
+    lock_open_project,
+    not_allowed,
+    save_audited,
+    transition,
+)
 from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.pay_apps import pay_app_add_change_order
 
@@ -158,7 +165,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     if change_order.status != S.DRAFT:
-        raise _not_allowed(change_order, "edit")
+        raise not_allowed(change_order, "edit")
     lines = changes.pop("lines", None)
     if "number" in changes and changes["number"] != change_order.number:
         _refuse_digits_only(changes["number"])
@@ -198,24 +205,18 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     return save_audited(change_order)
 
 
-def _not_allowed(change_order: ChangeOrder, verb: str) -> Conflict:
-    return Conflict(
-        f"Cannot {verb} a change order that is {change_order.status}.",
-        code="invalid_state_transition",
-        object_id=change_order.pk,
-    )
-
-
 @transaction.atomic
 def change_order_submit(*, change_order_id: str) -> ChangeOrder:
     """draft → pending (sent for approval)."""
-    change_order = lock(ChangeOrder, change_order_id)
-    lock_open_project(change_order.project_id)
-    if change_order.status != S.DRAFT:
-        raise _not_allowed(change_order, "submit")
-    change_order.status = S.PENDING
-    change_order.submitted_at = timezone.now()
-    return save_audited(change_order, action="submitted")
+    return transition(
+        ChangeOrder,
+        change_order_id,
+        allowed=(S.DRAFT,),
+        to=S.PENDING,
+        verb="submit",
+        action="submitted",
+        stamp="submitted_at",
+    )
 
 
 def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
@@ -270,7 +271,7 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     if change_order.status not in (S.DRAFT, S.PENDING):
-        raise _not_allowed(change_order, "approve")
+        raise not_allowed(change_order, "approve")
     if change_order.kind == ChangeOrderKind.OWNER:
         _approve_owner(change_order, project)
     else:
@@ -284,10 +285,7 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
 @transaction.atomic
 def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrder:
     """pending → rejected, with an optional reason."""
-    change_order = lock(ChangeOrder, change_order_id)
-    lock_open_project(change_order.project_id)
-    if change_order.status != S.PENDING:
-        raise _not_allowed(change_order, "reject")
+    change_order = lock_in_state(ChangeOrder, change_order_id, allowed=(S.PENDING,), verb="reject")
     change_order.status = S.REJECTED
     change_order.rejected_at = timezone.now()
     change_order.rejection_reason = reason
@@ -297,10 +295,12 @@ def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrde
 @transaction.atomic
 def change_order_void(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → void."""
-    change_order = lock(ChangeOrder, change_order_id)
-    lock_open_project(change_order.project_id)
-    if change_order.status not in (S.DRAFT, S.PENDING):
-        raise _not_allowed(change_order, "void")
-    change_order.status = S.VOID
-    change_order.voided_at = timezone.now()
-    return save_audited(change_order, action="voided")
+    return transition(
+        ChangeOrder,
+        change_order_id,
+        allowed=(S.DRAFT, S.PENDING),
+        to=S.VOID,
+        verb="void",
+        action="voided",
+        stamp="voided_at",
+    )

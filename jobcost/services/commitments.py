@@ -21,7 +21,14 @@ from jobcost.models import (
     Project,
     Vendor,
 )
-from jobcost.services.common import apply_changes, lock, lock_open_project, save_audited
+from jobcost.services.common import (
+    apply_changes,
+    lock,
+    lock_open_project,
+    not_allowed,
+    save_audited,
+    transition,
+)
 from jobcost.services.cost_codes import budget_line_adjust
 
 S = CommitmentStatus
@@ -55,14 +62,6 @@ def _next_number(project_id: str, type_: str) -> str:
     while f"{PREFIX[type_]}-{n:03d}" in taken:
         n += 1
     return f"{PREFIX[type_]}-{n:03d}"
-
-
-def _not_allowed(commitment: Commitment, verb: str) -> Conflict:
-    return Conflict(
-        f"Cannot {verb} a commitment that is {commitment.status}.",
-        code="invalid_state_transition",
-        object_id=commitment.pk,
-    )
 
 
 @transaction.atomic
@@ -139,7 +138,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:
-        raise _not_allowed(commitment, "execute")
+        raise not_allowed(commitment, "execute")
     if commitment.cost_code_id is None:
         raise ValidationFailed(
             "Set the commitment's cost_code before executing it.",
@@ -157,13 +156,15 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
 @transaction.atomic
 def commitment_close(*, commitment_id: str) -> Commitment:
     """executed → closed: no more invoices; it stays in `committed`."""
-    commitment = lock(Commitment, commitment_id)
-    lock_open_project(commitment.project_id)
-    if commitment.status != S.EXECUTED:
-        raise _not_allowed(commitment, "close")
-    commitment.status = S.CLOSED
-    commitment.closed_at = timezone.now()
-    return save_audited(commitment, action="closed")
+    return transition(
+        Commitment,
+        commitment_id,
+        allowed=(S.EXECUTED,),
+        to=S.CLOSED,
+        verb="close",
+        action="closed",
+        stamp="closed_at",
+    )
 
 
 @transaction.atomic
@@ -174,7 +175,7 @@ def commitment_void(*, commitment_id: str) -> Commitment:
     lock_open_project(commitment.project_id)
     was_executed = commitment.status == S.EXECUTED
     if commitment.status not in (S.DRAFT, S.EXECUTED):
-        raise _not_allowed(commitment, "void")
+        raise not_allowed(commitment, "void")
     if was_executed and commitment.billed_to_date != 0:
         raise Conflict(
             "An executed commitment with billed invoices cannot be voided; close it instead.",

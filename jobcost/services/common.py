@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.db import IntegrityError, models, transaction
+from django.utils import timezone
 
 from jobcost.api.errors import Conflict
 from jobcost.models import Project, ProjectStatus
@@ -64,3 +65,45 @@ def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
             return factory()
     except IntegrityError as exc:
         raise Conflict(message, code="resource_already_exists", param=param) from exc
+
+
+def not_allowed(obj: models.Model, verb: str, message: str | None = None) -> Conflict:
+    """409 `invalid_state_transition`: "Cannot <verb> a <object> that is <status>."."""
+    noun = obj.OBJECT.replace("_", " ")
+    return Conflict(
+        message or f"Cannot {verb} a {noun} that is {obj.status}.",
+        code="invalid_state_transition",
+        object_id=obj.pk,
+    )
+
+
+def lock_in_state(
+    model: type[M], pk: str, *, allowed: tuple[str, ...], verb: str, message: str | None = None
+) -> M:
+    """Lock a project child row and its open project (409 `project_closed`), and check its
+    status is one of `allowed` (409 `invalid_state_transition`)."""
+    obj = lock(model, pk)
+    lock_open_project(obj.project_id)
+    if obj.status not in allowed:
+        raise not_allowed(obj, verb, message)
+    return obj
+
+
+def transition(
+    model: type[M],
+    pk: str,
+    *,
+    allowed: tuple[str, ...],
+    to: str,
+    verb: str,
+    action: str,
+    stamp: str | None = None,
+    message: str | None = None,
+) -> M:
+    """A plain state move: `lock_in_state`, set `status = to` and the `stamp` time field,
+    save with the audit `action`."""
+    obj = lock_in_state(model, pk, allowed=allowed, verb=verb, message=message)
+    obj.status = to
+    if stamp:
+        setattr(obj, stamp, timezone.now())
+    return save_audited(obj, action=action)

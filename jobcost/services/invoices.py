@@ -22,7 +22,7 @@ from jobcost.models import (
     InvoiceStatus,
 )
 from jobcost.money import percent_of
-from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.common import lock, lock_open_project, save_audited, transition
 from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
@@ -215,30 +215,30 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
 @transaction.atomic
 def invoice_mark_paid(*, invoice_id: str) -> Invoice:
     """approved → paid."""
-    invoice = lock(Invoice, invoice_id)
-    lock_open_project(invoice.project_id)
-    if invoice.status != S.APPROVED:
-        raise Conflict(
-            f"Only approved invoices can be marked paid; this one is {invoice.status}.",
-            code="invalid_state_transition",
-            object_id=invoice.pk,
-        )
-    invoice.status = S.PAID
-    invoice.paid_at = timezone.now()
-    return save_audited(invoice, action="paid")
+    status = Invoice.objects.values_list("status", flat=True).get(pk=invoice_id)
+    return transition(
+        Invoice,
+        invoice_id,
+        allowed=(S.APPROVED,),
+        to=S.PAID,
+        verb="mark paid",
+        action="paid",
+        stamp="paid_at",
+        message=f"Only approved invoices can be marked paid; this one is {status}.",
+    )
 
 
 @transaction.atomic
 def invoice_void(*, invoice_id: str) -> Invoice:
     """received | coded → void (never once approved: reverse it with a credit instead)."""
-    invoice = lock(Invoice, invoice_id)
-    lock_open_project(invoice.project_id)
-    if invoice.status not in (S.RECEIVED, S.CODED):
-        raise Conflict(
-            f"An {invoice.status} invoice cannot be voided.",
-            code="invalid_state_transition",
-            object_id=invoice.pk,
-        )
-    invoice.status = S.VOID
-    invoice.voided_at = timezone.now()
-    return save_audited(invoice, action="voided")
+    status = Invoice.objects.values_list("status", flat=True).get(pk=invoice_id)
+    return transition(
+        Invoice,
+        invoice_id,
+        allowed=(S.RECEIVED, S.CODED),
+        to=S.VOID,
+        verb="void",
+        action="voided",
+        stamp="voided_at",
+        message=f"An {status} invoice cannot be voided.",
+    )

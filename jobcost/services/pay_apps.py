@@ -31,17 +31,15 @@ from jobcost.models import (
 )
 from jobcost.selectors.g702 import g702, g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers
-from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.common import (
+    lock,
+    lock_open_project,
+    not_allowed,
+    save_audited,
+    transition,
+)
 
 S = PayAppStatus
-
-
-def _not_allowed(pay_app: PayApp, verb: str) -> Conflict:
-    return Conflict(
-        f"Cannot {verb} a pay app that is {pay_app.status}.",
-        code="invalid_state_transition",
-        object_id=pay_app.pk,
-    )
 
 
 def _previous_work(project_id: str, before_number: int) -> dict[tuple[str, str], int]:
@@ -273,7 +271,7 @@ def pay_app_submit(*, pay_app_id: str, allow_missing_waivers: bool = False) -> P
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
     if pay_app.status != S.DRAFT:
-        raise _not_allowed(pay_app, "submit")
+        raise not_allowed(pay_app, "submit")
     missing = vendors_missing_waivers(pay_app)
     note = ""
     if missing:
@@ -313,7 +311,7 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
     if pay_app.status != S.SUBMITTED:
-        raise _not_allowed(pay_app, "reject")
+        raise not_allowed(pay_app, "reject")
     if PayApp.objects.filter(project_id=pay_app.project_id, number__gt=pay_app.number).exists():
         raise Conflict(
             "A later pay app exists; only the latest application can go back to draft.",
@@ -331,25 +329,29 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
 @transaction.atomic
 def pay_app_approve(*, pay_app_id: str) -> PayApp:
     """submitted → approved (certified by the owner or architect)."""
-    pay_app = lock(PayApp, pay_app_id)
-    lock_open_project(pay_app.project_id)
-    if pay_app.status != S.SUBMITTED:
-        raise _not_allowed(pay_app, "approve")
-    pay_app.status = S.APPROVED
-    pay_app.approved_at = timezone.now()
-    return save_audited(pay_app, action="approved")
+    return transition(
+        PayApp,
+        pay_app_id,
+        allowed=(S.SUBMITTED,),
+        to=S.APPROVED,
+        verb="approve",
+        action="approved",
+        stamp="approved_at",
+    )
 
 
 @transaction.atomic
 def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
     """approved → paid."""
-    pay_app = lock(PayApp, pay_app_id)
-    lock_open_project(pay_app.project_id)
-    if pay_app.status != S.APPROVED:
-        raise _not_allowed(pay_app, "mark paid")
-    pay_app.status = S.PAID
-    pay_app.paid_at = timezone.now()
-    return save_audited(pay_app, action="paid")
+    return transition(
+        PayApp,
+        pay_app_id,
+        allowed=(S.APPROVED,),
+        to=S.PAID,
+        verb="mark paid",
+        action="paid",
+        stamp="paid_at",
+    )
 
 
 def period_is_locked(project_id: str, day: datetime.date) -> bool:
