@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.dispatch import Signal
+
 from audit.context import current_actor
 from audit.models import AuditEntry
+
+# Sent with `entry` after every audit entry is written, in the same transaction: the event
+# outbox (webhooks.outbox) listens, so every audited change can become an event.
+entry_recorded = Signal()
 
 
 def audit_record(
@@ -21,7 +27,7 @@ def audit_record(
     """Append one entry stamped with the current actor and request id. Runs in the caller's
     transaction, so it commits or rolls back with the change it describes."""
     actor = current_actor()
-    return AuditEntry.objects.create(
+    entry = AuditEntry.objects.create(
         account_id=account_id,
         target_type=target_type,
         target_id=target_id,
@@ -33,3 +39,5 @@ def audit_record(
         changes=changes or {},
         note=note,
     )
+    entry_recorded.send(sender=AuditEntry, entry=entry, actor=actor)
+    return entry

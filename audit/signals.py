@@ -29,8 +29,10 @@ def audited_models():
         Project,
         Vendor,
     )
+    from webhooks.models import WebhookEndpoint
 
     return [
+        WebhookEndpoint,
         Account,
         ApiKey,
         Owner,
@@ -59,6 +61,21 @@ def _on_post_init(sender, instance, **kwargs):
 def _on_post_save(sender, instance, created, raw=False, **kwargs):
     if raw:
         return
+    if instance.__dict__.pop("_audit_defer_created", False):
+        # The service writes child rows first, then calls `record_created` (see there).
+        instance._audit_snapshot = snapshot(instance)
+        return
+    _write_entry(sender, instance, created)
+
+
+def record_created(instance) -> None:
+    """Write the deferred `created` entry of an instance saved with `_audit_defer_created`,
+    once its child rows (lines, budget line) exist, so the entry and the event that follows
+    it describe the whole object."""
+    _write_entry(type(instance), instance, created=True)
+
+
+def _write_entry(sender, instance, created: bool) -> None:
     after = snapshot(instance)
     before = {} if created else (instance.__dict__.get("_audit_snapshot") or {})
     changes = {

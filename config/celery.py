@@ -17,4 +17,14 @@ app.conf.beat_schedule = {
         "task": "jobcost.tasks.purge_expired_idempotency_keys",
         "schedule": crontab(minute="*/15"),
     },
+    # SPEC §10: due webhook retries (and anything a broker outage dropped) every 5 s.
+    "sweep-due-webhook-deliveries": {
+        "task": "webhooks.tasks.sweep_due_deliveries",
+        "schedule": 5.0,
+    },
+    # SPEC §8 event: events are kept 30 days.
+    "purge-old-events": {
+        "task": "webhooks.tasks.purge_old_events",
+        "schedule": crontab(minute=17, hour="*/6"),
+    },
 }

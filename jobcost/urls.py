@@ -9,6 +9,7 @@ from jobcost.views.invoices import InvoiceViewSet, LienWaiverViewSet
 from jobcost.views.parties import OwnerViewSet, VendorViewSet
 from jobcost.views.pay_apps import PayAppViewSet
 from jobcost.views.projects import ProjectViewSet
+from webhooks.views import EventViewSet, WebhookEndpointViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("owners", OwnerViewSet, basename="owners")
@@ -21,5 +22,7 @@ router.register("change-orders", ChangeOrderViewSet, basename="change-orders")
 router.register("invoices", InvoiceViewSet, basename="invoices")
 router.register("lien-waivers", LienWaiverViewSet, basename="lien-waivers")
 router.register("pay-apps", PayAppViewSet, basename="pay-apps")
+router.register("webhooks", WebhookEndpointViewSet, basename="webhooks")
+router.register("events", EventViewSet, basename="events")
 
 urlpatterns = router.urls

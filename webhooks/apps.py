@@ -5,3 +5,9 @@ class WebhooksConfig(AppConfig):
     name = "webhooks"
     verbose_name = "Webhooks"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from audit.services import entry_recorded
+        from webhooks.outbox import on_entry_recorded
+
+        entry_recorded.connect(on_entry_recorded, dispatch_uid="webhooks.outbox")

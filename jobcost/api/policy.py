@@ -45,13 +45,21 @@ ACTION_CAPABILITY: dict[str, str] = {
 # (basename, action) → capability, where the action name alone does not decide.
 ROUTE_CAPABILITY: dict[tuple[str, str], str] = {}
 
+# Collections whose every route needs one capability (SPEC §2: webhook endpoints are the
+# admin role's alone).
+COLLECTION_CAPABILITY: dict[str, str] = {"webhooks": MANAGE_WEBHOOKS}
+
 # Routes a project-restricted key may never call (SPEC §2: it cannot create projects).
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
 
 
 def capability_for(basename: str, action: str) -> str:
     """The capability a route needs; ImproperlyConfigured when the route has no policy."""
-    capability = ROUTE_CAPABILITY.get((basename, action)) or ACTION_CAPABILITY.get(action)
+    capability = (
+        COLLECTION_CAPABILITY.get(basename)
+        or ROUTE_CAPABILITY.get((basename, action))
+        or ACTION_CAPABILITY.get(action)
+    )
     if capability is None:
         raise ImproperlyConfigured(f"No role policy for route {basename}.{action}")
     return capability
@@ -72,7 +80,8 @@ def authorize(*, role: str, restricted: bool, basename: str, action: str) -> Non
         )
     if capability not in ROLE_CAPABILITIES.get(role, frozenset()):
         raise Forbidden(f"A {role} key may not {action.replace('_', ' ')} {basename}.")
-    if restricted and (basename, action) in UNRESTRICTED_ONLY:
+    restricted_out = (basename, action) in UNRESTRICTED_ONLY or capability == MANAGE_WEBHOOKS
+    if restricted and restricted_out:
         raise Forbidden(
             f"A key restricted to projects may not {action.replace('_', ' ')} {basename}."
         )

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.context import current_actor
+from audit.signals import record_created
 from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     ChangeOrder,
@@ -153,8 +154,9 @@ def change_order_create(
         amount=amount,
     )
     change_order._audit_extra = {"lines": {"before": None, "after": _lines_audit(lines)}}
-    save_audited(change_order)
+    save_audited(change_order, defer_created=True)
     _write_lines(change_order, lines)
+    record_created(change_order)
     return change_order
 
 

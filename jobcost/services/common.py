@@ -36,8 +36,14 @@ def lock(model: type[M], pk: str) -> M:
     return model.objects.select_for_update().get(pk=pk)
 
 
-def save_audited(instance: M, *, action: str | None = None, note: str = "") -> M:
-    """Save and let the audit signal name the transition (`executed`, …) and note."""
+def save_audited(
+    instance: M, *, action: str | None = None, note: str = "", defer_created: bool = False
+) -> M:
+    """Save and let the audit signal name the transition (`executed`, …) and note.
+    `defer_created`: a new object whose child rows come next; call
+    `audit.signals.record_created(instance)` once they are written."""
+    if defer_created:
+        instance._audit_defer_created = True
     if action:
         instance._audit_action = action
     if note:

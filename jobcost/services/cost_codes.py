@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from audit.signals import record_created
 from jobcost.api.errors import Conflict
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.services.common import (
@@ -47,7 +48,8 @@ def cost_code_create(
             name=name,
             cost_type=cost_type,
             scheduled_value=scheduled_value,
-        )
+        ),
+        defer_created=True,
     )
     save_audited(
         BudgetLine(
@@ -57,6 +59,7 @@ def cost_code_create(
             original_amount=budget_amount,
         )
     )
+    record_created(cost_code)
     return cost_code
 
 

@@ -17,6 +17,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from audit.services import audit_record
+from audit.signals import record_created
 from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     CERTIFIED_STATUSES,
@@ -125,7 +126,8 @@ def pay_app_create(
             period_start=period_start,
             period_end=period_end,
             retainage_pct=project.retainage_pct if retainage_pct is None else retainage_pct,
-        )
+        ),
+        defer_created=True,
     )
     carried = _previous_work(project.pk, number)
     lines = [
@@ -156,6 +158,7 @@ def pay_app_create(
     for order in landing:
         order.pay_app = pay_app
         save_audited(order, action="billed", note=f"Landed on pay app #{number}.")
+    record_created(pay_app)
     return pay_app
 
 
@@ -167,6 +170,14 @@ def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> N
     ) + 1
     _change_order_line(pay_app, change_order, position, 0).save()
     change_order.pay_app = pay_app
+    audit_record(
+        target_type=PayApp.OBJECT,
+        target_id=pay_app.pk,
+        account_id=pay_app.account_id,
+        action="lines_updated",
+        changes={f"lines.{change_order.number}": {"before": None, "after": change_order.amount}},
+        note=f"Change order {change_order.number} landed as its own G703 row.",
+    )
 
 
 def _lock_draft(pay_app_id: str) -> PayApp:

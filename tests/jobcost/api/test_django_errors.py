@@ -129,8 +129,8 @@ def test_unexpected_exception_on_a_read_is_500_api_error(api, account, monkeypat
     def explode(project):
         raise RuntimeError("rollup failed at line 42")
 
+    job = make_job(account)  # before the patch: creating it renders the project for its event
     monkeypatch.setattr(project_serializers, "project_rollup", explode)
-    job = make_job(account)
     response = api.get(f"/v1/projects/{job.project.pk}")
     _assert_json_envelope(response, 500, "api_error", "internal_error")
     assert b"line 42" not in response.content

@@ -1,0 +1,66 @@
+"""A real HTTP receiver on loopback for webhook tests: records every request and answers
+with scripted statuses (the last one repeats)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Receiver:
+    statuses: list[int] = field(default_factory=lambda: [200])
+    requests: list[Received] = field(default_factory=list)
+
+    def __post_init__(self):
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                with receiver._lock:
+                    receiver.requests.append(
+                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    index = min(len(receiver.requests), len(receiver.statuses)) - 1
+                    status = receiver.statuses[index]
+                self.send_response(status)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def wait_for(self, count: int, timeout: float = 30.0) -> list[Received]:
+        """Block until `count` requests arrived (or fail after `timeout` seconds)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.requests) >= count:
+                    return list(self.requests)
+            time.sleep(0.05)
+        raise AssertionError(f"expected {count} requests, got {len(self.requests)}")
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

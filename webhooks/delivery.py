@@ -1,0 +1,154 @@
+"""Sending one delivery attempt (SPEC §10).
+
+`attempt(delivery_id)`: claim the delivery — `SELECT … FOR UPDATE SKIP LOCKED`, due, pending —
+and move its `next_attempt_at` a lease ahead in a short transaction, so no other worker can
+send the same attempt; re-check the endpoint (deleted or disabled → cancelled); POST the
+payload rendered at the endpoint's `api_version` with Standard Webhooks headers, 10 s timeout,
+no redirects; then record the attempt: 2xx succeeded; 410 Gone disables the endpoint at once;
+otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts) and then failed;
+an endpoint that has seen nothing but failures for 3 days is disabled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from datetime import timedelta
+
+import httpx
+from django.db import transaction
+from django.utils import timezone
+
+from webhooks import signing
+from webhooks.models import (
+    DeliveryStatus,
+    EndpointStatus,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
+from webhooks.urlguard import UrlRefused, check_url
+from webhooks.versions import render_payload
+
+logger = logging.getLogger("jobcost.webhooks")
+
+RETRY_AFTER = [
+    timedelta(seconds=5),
+    timedelta(minutes=5),
+    timedelta(minutes=30),
+    timedelta(hours=2),
+    timedelta(hours=5),
+    timedelta(hours=10),
+    timedelta(hours=10),
+]
+MAX_ATTEMPTS = len(RETRY_AFTER) + 1
+LEASE = timedelta(seconds=60)
+TIMEOUT_SECONDS = 10.0
+FAILING_FOR = timedelta(days=3)
+
+
+def _claim(delivery_id: str):
+    """Lock the due delivery (skipping it if another worker holds it) and lease it."""
+    with transaction.atomic():
+        delivery = (
+            WebhookDelivery.objects.select_for_update(skip_locked=True)
+            .filter(
+                pk=delivery_id,
+                status=DeliveryStatus.PENDING,
+                next_attempt_at__lte=timezone.now(),
+            )
+            .first()
+        )
+        if delivery is None:
+            return None
+        endpoint = WebhookEndpoint.objects.get(pk=delivery.endpoint_id)
+        if endpoint.deleted_at is not None or endpoint.status != EndpointStatus.ENABLED:
+            delivery.status = DeliveryStatus.CANCELLED
+            delivery.next_attempt_at = None
+            delivery.save(update_fields=["status", "next_attempt_at", "updated_at"])
+            return None
+        delivery.attempts += 1
+        delivery.next_attempt_at = timezone.now() + LEASE
+        delivery.save(update_fields=["attempts", "next_attempt_at", "updated_at"])
+        return delivery, endpoint
+
+
+def attempt(delivery_id: str, *, client: httpx.Client | None = None) -> str | None:
+    """Make the next attempt of a due delivery; returns its new status, or None when there
+    was nothing to do (not due, already claimed, finished or cancelled)."""
+    claimed = _claim(delivery_id)
+    if claimed is None:
+        return None
+    delivery, endpoint = claimed
+    body = json.dumps(
+        render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
+    ).encode()
+    started = timezone.now()
+    clock = time.monotonic()
+    status_code, error = None, ""
+    try:
+        check_url(endpoint.url)
+        headers = signing.headers(endpoint.signing_secrets(), delivery.pk, int(time.time()), body)
+        http = client or httpx.Client(timeout=TIMEOUT_SECONDS, follow_redirects=False)
+        try:
+            response = http.post(endpoint.url, content=body, headers=headers)
+            status_code = response.status_code
+        finally:
+            if client is None:
+                http.close()
+    except UrlRefused as exc:
+        error = f"url_refused: {exc}"
+    except httpx.HTTPError as exc:
+        error = f"{exc.__class__.__name__}: {exc}"[:500]
+    duration_ms = int((time.monotonic() - clock) * 1000)
+    return record(delivery.pk, started, duration_ms, status_code, error)
+
+
+@transaction.atomic
+def record(delivery_id: str, started, duration_ms: int, status_code: int | None, error: str) -> str:
+    """Write the attempt row and move the delivery (and perhaps its endpoint) on."""
+    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
+    endpoint = WebhookEndpoint.objects.select_for_update().get(pk=delivery.endpoint_id)
+    ok = status_code is not None and 200 <= status_code < 300
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=delivery.attempts,
+        started_at=started,
+        duration_ms=duration_ms,
+        response_status=status_code,
+        error=error,
+        succeeded=ok,
+    )
+    delivery.last_response_status = status_code
+    delivery.last_error = error
+    now = timezone.now()
+    if ok:
+        delivery.status = DeliveryStatus.SUCCEEDED
+        delivery.next_attempt_at = None
+        if endpoint.failing_since is not None:
+            endpoint.failing_since = None
+            endpoint.save(update_fields=["failing_since", "updated_at"])
+    else:
+        if endpoint.failing_since is None:
+            endpoint.failing_since = now
+            endpoint.save(update_fields=["failing_since", "updated_at"])
+        if status_code == 410:
+            from webhooks.services import endpoint_disable
+
+            endpoint_disable(endpoint=endpoint, reason="gone")
+            delivery.status = DeliveryStatus.CANCELLED
+            delivery.next_attempt_at = None
+        elif now - endpoint.failing_since >= FAILING_FOR:
+            from webhooks.services import endpoint_disable
+
+            endpoint_disable(endpoint=endpoint, reason="failing")
+            delivery.status = DeliveryStatus.FAILED
+            delivery.next_attempt_at = None
+        elif delivery.attempts >= MAX_ATTEMPTS:
+            delivery.status = DeliveryStatus.FAILED
+            delivery.next_attempt_at = None
+        else:
+            delivery.next_attempt_at = now + RETRY_AFTER[delivery.attempts - 1]
+    delivery.save()
+    return delivery.status

@@ -1,0 +1,160 @@
+"""Webhook endpoints: create, update, delete, rotate the secret, disable and re-enable; re-send
+a delivery; purge old events (SPEC §8 webhook_endpoint, §10)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.services.common import apply_changes, lock, save_audited
+from webhooks import signing
+from webhooks.catalogue import CATALOGUE
+from webhooks.models import (
+    DeliveryStatus,
+    EndpointStatus,
+    Event,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
+from webhooks.urlguard import UrlRefused, check_url
+
+ROTATION_OVERLAP = timedelta(hours=24)
+EVENT_RETENTION = timedelta(days=30)
+
+
+def _check(url: str | None, events: list[str] | None, api_version: str | None) -> None:
+    if url is not None:
+        try:
+            check_url(url)
+        except UrlRefused as exc:
+            raise InvalidRequest(str(exc), code="url_invalid", param="url") from exc
+    if events is not None:
+        unknown = [e for e in events if e != "*" and e not in CATALOGUE]
+        if not events or unknown:
+            raise InvalidRequest(
+                f"Unknown event types: {', '.join(unknown)}."
+                if unknown
+                else "List at least one event type, or '*'.",
+                param="events",
+            )
+    if api_version is not None and api_version not in settings.JOBCOST_API_VERSIONS:
+        raise InvalidRequest(
+            f"Unknown API version '{api_version}'.", code="api_version_unknown", param="api_version"
+        )
+
+
+@transaction.atomic
+def endpoint_create(
+    *, account_id: str, url: str, events: list[str], api_version: str, description: str = ""
+) -> WebhookEndpoint:
+    """Create an enabled endpoint with a new `whsec_` secret, pinned to `api_version`.
+    Raises 400 `url_invalid` (not HTTPS, or an address inside a private network)."""
+    _check(url, events, api_version)
+    return save_audited(
+        WebhookEndpoint(
+            account_id=account_id,
+            url=url,
+            events=sorted(set(events)),
+            api_version=api_version,
+            description=description,
+            secret=signing.new_secret(),
+        )
+    )
+
+
+def _cancel_pending(endpoint: WebhookEndpoint) -> int:
+    return WebhookDelivery.objects.filter(endpoint=endpoint, status=DeliveryStatus.PENDING).update(
+        status=DeliveryStatus.CANCELLED, next_attempt_at=None, updated_at=timezone.now()
+    )
+
+
+def endpoint_disable(*, endpoint: WebhookEndpoint, reason: str) -> WebhookEndpoint:
+    """Disable (audited) and cancel pending deliveries; `reason` is `manual`, `gone` (410) or
+    `failing` (3 days of failures). Call inside a transaction with the row locked."""
+    endpoint.status = EndpointStatus.DISABLED
+    endpoint.disabled_reason = reason
+    save_audited(endpoint, action="disabled", note=f"Disabled: {reason}.")
+    _cancel_pending(endpoint)
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
+    """PATCH `url`, `events`, `description`, `status` (`disabled` cancels pending deliveries
+    at once; `enabled` turns a disabled endpoint back on and clears its failure clock)."""
+    endpoint = lock(WebhookEndpoint, endpoint_id)
+    _check(changes.get("url"), changes.get("events"), None)
+    status = changes.pop("status", endpoint.status)
+    if "events" in changes:
+        changes["events"] = sorted(set(changes["events"]))
+    apply_changes(endpoint, changes)
+    if status != endpoint.status:
+        if status == EndpointStatus.DISABLED:
+            return endpoint_disable(endpoint=endpoint, reason="manual")
+        endpoint.status = EndpointStatus.ENABLED
+        endpoint.disabled_reason = ""
+        endpoint.failing_since = None
+        return save_audited(endpoint, action="enabled")
+    return save_audited(endpoint)
+
+
+@transaction.atomic
+def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
+    """Delete: the endpoint disappears from the API and its pending deliveries are cancelled
+    at once (history is kept)."""
+    endpoint = lock(WebhookEndpoint, endpoint_id)
+    endpoint.deleted_at = timezone.now()
+    endpoint.status = EndpointStatus.DISABLED
+    endpoint.disabled_reason = "deleted"
+    save_audited(endpoint, action="deleted")
+    _cancel_pending(endpoint)
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
+    """A new secret signs from now on; the old one keeps signing alongside for 24 h."""
+    endpoint = lock(WebhookEndpoint, endpoint_id)
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_expires_at = timezone.now() + ROTATION_OVERLAP
+    endpoint.secret = signing.new_secret()
+    return save_audited(endpoint, action="secret_rotated")
+
+
+@transaction.atomic
+def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
+    """Queue a failed (or cancelled) delivery again, now, for a fresh series of attempts.
+    The endpoint must be enabled (409 `invalid_state_transition` otherwise)."""
+    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
+    endpoint = WebhookEndpoint.objects.get(pk=delivery.endpoint_id)
+    if delivery.status not in (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED):
+        raise Conflict(
+            f"Only failed or cancelled deliveries can be re-sent; this one is {delivery.status}.",
+            code="invalid_state_transition",
+            object_id=delivery.pk,
+        )
+    if endpoint.status != EndpointStatus.ENABLED or endpoint.deleted_at:
+        raise Conflict(
+            "Enable the endpoint before re-sending its deliveries.",
+            code="invalid_state_transition",
+            object_id=delivery.pk,
+        )
+    delivery.status = DeliveryStatus.PENDING
+    delivery.attempts = 0
+    delivery.next_attempt_at = timezone.now()
+    delivery.save()
+    from webhooks.outbox import enqueue
+
+    transaction.on_commit(lambda: enqueue([delivery.pk]))
+    return delivery
+
+
+def events_purge() -> int:
+    """Delete events older than 30 days (with their deliveries); returns how many."""
+    cutoff = timezone.now() - EVENT_RETENTION
+    _deleted, by_model = Event.objects.filter(created_at__lt=cutoff).delete()
+    return by_model.get("webhooks.Event", 0)

@@ -1,0 +1,138 @@
+"""/v1/webhooks (admin-role keys only) and /v1/events (rules in `webhooks.services`)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from audit.views import AuditTrailMixin
+from jobcost.api.errors import NotFound
+from jobcost.api.ids import has_prefix
+from jobcost.api.viewsets import JobcostViewSet
+from jobcost.serializers.commitments import EmptySerializer
+from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+from webhooks import selectors, services
+from webhooks.filters import DeliveryFilter, EventFilter, WebhookEndpointFilter
+from webhooks.serializers import (
+    DeletedSerializer,
+    DeliverySerializer,
+    EventSerializer,
+    WebhookEndpointCreateSerializer,
+    WebhookEndpointSerializer,
+    WebhookEndpointUpdateSerializer,
+)
+
+
+class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
+    serializer_class = WebhookEndpointSerializer
+    filterset_class = WebhookEndpointFilter
+    id_prefix = "we"
+
+    def revealing(self, endpoint, status: int = 200) -> Response:
+        """Render with the full secret (create and rotate-secret only)."""
+        self.reveal_secret = True
+        return self.render(endpoint, status=status)
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["reveal_secret"] = getattr(self, "reveal_secret", False)
+        return context
+
+    @list_doc(WebhookEndpointSerializer, "List webhook endpoints (secrets masked)")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(WebhookEndpointSerializer, "Retrieve a webhook endpoint (secret masked)")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
+
+    @create_doc(
+        WebhookEndpointCreateSerializer,
+        WebhookEndpointSerializer,
+        "Create a webhook endpoint",
+        description="The response holds the full signing `secret`, shown this once.",
+        errors={400: ("url_invalid", "api_version_unknown")},
+    )
+    def create(self, request, *args, **kwargs):
+        data = self.parse(WebhookEndpointCreateSerializer)
+        data.setdefault("api_version", request.auth.api_version)
+        endpoint = services.endpoint_create(account_id=self.scope.account_id, **data)
+        return self.revealing(endpoint, status=201)
+
+    @update_doc(
+        WebhookEndpointUpdateSerializer,
+        WebhookEndpointSerializer,
+        "Update a webhook endpoint",
+        errors={400: ("url_invalid",)},
+    )
+    def partial_update(self, request, *args, **kwargs):
+        endpoint = self.get_object()
+        data = self.parse(WebhookEndpointUpdateSerializer)
+        return self.render(services.endpoint_update(endpoint_id=endpoint.pk, changes=dict(data)))
+
+    @extend_schema(summary="Delete a webhook endpoint", responses={200: DeletedSerializer})
+    def destroy(self, request, *args, **kwargs):
+        endpoint = self.get_object()
+        services.endpoint_delete(endpoint_id=endpoint.pk)
+        return Response({"id": endpoint.pk, "object": "webhook_endpoint", "deleted": True})
+
+    @action_doc(
+        WebhookEndpointSerializer,
+        "Rotate the signing secret",
+        EmptySerializer,
+        description="The new secret is shown this once; the old one keeps signing for 24 h.",
+    )
+    @action(detail=True, methods=["post"], url_path="rotate-secret")
+    def rotate_secret(self, request, *args, **kwargs):
+        endpoint = self.get_object()
+        self.parse(EmptySerializer)
+        return self.revealing(services.endpoint_rotate_secret(endpoint_id=endpoint.pk))
+
+    @extend_schema(
+        summary="List the endpoint's deliveries, newest first, with every attempt",
+        responses={200: DeliverySerializer(many=True)},
+    )
+    @action(detail=True, methods=["get"])
+    def deliveries(self, request, *args, **kwargs):
+        endpoint = self.get_object()
+        self.filterset_class = DeliveryFilter
+        return self.render_list(
+            selectors.delivery_list(endpoint), serializer_class=DeliverySerializer
+        )
+
+    @extend_schema(
+        summary="Re-send a failed or cancelled delivery",
+        request=EmptySerializer,
+        responses={200: DeliverySerializer},
+        filters=False,
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"deliveries/(?P<delivery_id>[^/]+)/retry",
+        url_name="delivery-retry",
+    )
+    def retry_delivery(self, request, *args, delivery_id=None, **kwargs):
+        endpoint = self.get_object()
+        self.parse(EmptySerializer)
+        delivery = None
+        if has_prefix(delivery_id, "wd"):
+            delivery = selectors.delivery_list(endpoint).filter(pk=delivery_id).first()
+        if delivery is None:
+            raise NotFound(f"No such webhook delivery: '{delivery_id}'.", param="delivery_id")
+        services.delivery_resend(delivery_id=delivery.pk)
+        fresh = selectors.delivery_list(endpoint).get(pk=delivery.pk)
+        return Response(DeliverySerializer(fresh).data)
+
+
+class EventViewSet(JobcostViewSet):
+    serializer_class = EventSerializer
+    filterset_class = EventFilter
+    id_prefix = "evt"
+
+    @list_doc(EventSerializer, "List events (kept 30 days)")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
+
+    @retrieve_doc(EventSerializer, "Retrieve an event")
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request)
