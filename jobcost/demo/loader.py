@@ -4,7 +4,8 @@ The order is an accountant's: the account, its owner and vendors; the project in
 cost codes with their scheduled values and original budgets (which lock when the project
 leaves `bid`); the project moved to `active`; then the buyout, each subcontract or purchase
 order created as a draft and most of them executed (which adds them to the budgets'
-`committed`).
+`committed`). Then the job in progress (`progress_loader`): three billing periods of change
+orders, invoices, lien waivers and pay apps.
 """
 
 from __future__ import annotations
@@ -16,16 +17,26 @@ from django.db.models import Count, Q, Sum
 
 from audit.context import SYSTEM, acting_as
 from jobcost.demo import school_addition as data
+from jobcost.demo.progress_loader import demo_progress_load, progress_is_blank
 from jobcost.models import (
     Account,
     BudgetLine,
+    ChangeOrderStatus,
     CommitmentStatus,
     CostCode,
+    Invoice,
+    InvoiceStatus,
+    LienWaiver,
+    LienWaiverStatus,
     Owner,
+    PayApp,
     Project,
     ProjectStatus,
     Vendor,
 )
+from jobcost.selectors.projects import project_rollup
+from jobcost.selectors.rollups import ProjectRollup
+from jobcost.selectors.visible import with_rollups
 from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.commitments import commitment_create, commitment_execute
 from jobcost.services.cost_codes import cost_code_create
@@ -58,51 +69,73 @@ def _vendor(account: Account, row: data.VendorRow) -> Vendor:
     )
 
 
+@dataclass(frozen=True)
+class DemoLoad:
+    """What `demo_job_load` did: `setup` the account, parties, project, cost codes and
+    buyout; `progress` the three billing periods."""
+
+    project: Project
+    setup: bool
+    progress: bool
+
+
 @transaction.atomic
-def demo_job_load() -> tuple[Project, bool]:
-    """Load the demo job unless it is there: returns (project, created). Idempotent: when the
-    account "Demo Builders" already has project 2026-014 nothing is written. Owners and
-    vendors of the same name in that account are reused rather than duplicated. One
-    transaction: a failure leaves nothing behind."""
-    existing = demo_project_find()
-    if existing is not None:
-        return existing, False
+def demo_job_load() -> DemoLoad:
+    """Load the demo job unless it is there. Idempotent: when the account "Demo Builders"
+    already has project 2026-014 its setup is not touched, and the billing periods are only
+    played onto it while it has no pay app, change order, invoice or lien waiver (so a
+    database seeded before the money flow existed is brought up to date, and a second run
+    writes nothing). Owners and vendors of the same name in that account are reused rather
+    than duplicated. One transaction: a failure leaves nothing behind."""
+    project = demo_project_find()
+    setup = project is None
     with acting_as(SYSTEM):
-        account = account_get_or_create(name=data.ACCOUNT_NAME)
-        owner = _owner(account)
-        vendors = {row.key: _vendor(account, row) for row in data.VENDORS}
-        project = project_create(
-            account_id=account.pk, owner=owner, status=ProjectStatus.BID, **data.PROJECT
-        )
-        cost_codes = [
-            (
-                row,
-                cost_code_create(
-                    project=project,
-                    code=row.code,
-                    name=row.name,
-                    cost_type=row.cost_type,
-                    scheduled_value=row.scheduled_value,
-                    budget_amount=row.budget,
-                ),
-            )
-            for row in data.COST_CODES
-        ]
-        project = project_update(project_id=project.pk, changes={"status": ProjectStatus.ACTIVE})
-        for row, cost_code in cost_codes:
-            if row.commitment is None:
-                continue
-            commitment = commitment_create(
+        if setup:
+            project = demo_setup_load()
+        progress = progress_is_blank(project)
+        if progress:
+            demo_progress_load(project)
+    return DemoLoad(project=project, setup=setup, progress=progress)
+
+
+def demo_setup_load() -> Project:
+    """The account, owner, vendors, project, cost codes and buyout (`school_addition`), in
+    the caller's transaction and as the caller's actor; returns the active project."""
+    account = account_get_or_create(name=data.ACCOUNT_NAME)
+    owner = _owner(account)
+    vendors = {row.key: _vendor(account, row) for row in data.VENDORS}
+    project = project_create(
+        account_id=account.pk, owner=owner, status=ProjectStatus.BID, **data.PROJECT
+    )
+    cost_codes = [
+        (
+            row,
+            cost_code_create(
                 project=project,
-                vendor=vendors[row.commitment.vendor],
-                type=row.commitment.type,
-                original_amount=row.commitment.amount,
-                cost_code=cost_code,
-                description=row.commitment.description,
-            )
-            if row.commitment.executed:
-                commitment_execute(commitment_id=commitment.pk)
-    return project, True
+                code=row.code,
+                name=row.name,
+                cost_type=row.cost_type,
+                scheduled_value=row.scheduled_value,
+                budget_amount=row.budget,
+            ),
+        )
+        for row in data.COST_CODES
+    ]
+    project = project_update(project_id=project.pk, changes={"status": ProjectStatus.ACTIVE})
+    for row, cost_code in cost_codes:
+        if row.commitment is None:
+            continue
+        commitment = commitment_create(
+            project=project,
+            vendor=vendors[row.commitment.vendor],
+            type=row.commitment.type,
+            original_amount=row.commitment.amount,
+            cost_code=cost_code,
+            description=row.commitment.description,
+        )
+        if row.commitment.executed:
+            commitment_execute(commitment_id=commitment.pk)
+    return project
 
 
 @dataclass(frozen=True)
@@ -116,10 +149,21 @@ class DemoSummary:
     committed: int
     executed: int
     drafts: int
+    change_orders: dict[str, int]
+    invoices: dict[str, int]
+    pay_apps: list[tuple[int, str]]
+    waivers_open: int
+    rollup: ProjectRollup
+
+
+def _by_status(queryset, statuses) -> dict[str, int]:
+    """Count per status, in the lifecycle order of `statuses` (a TextChoices)."""
+    rows = dict(queryset.order_by().values_list("status").annotate(n=Count("id")))
+    return {status.value: rows[status] for status in statuses if status in rows}
 
 
 def demo_job_summary(project: Project) -> DemoSummary:
-    """Count and total what the demo job holds (three queries)."""
+    """Count and total what the demo job holds (a constant number of queries)."""
     codes = CostCode.objects.filter(project=project).aggregate(
         n=Count("id"), sv=Sum("scheduled_value")
     )
@@ -138,4 +182,15 @@ def demo_job_summary(project: Project) -> DemoSummary:
         committed=budget["committed"] or 0,
         executed=commitments["executed"],
         drafts=commitments["drafts"],
+        change_orders=_by_status(project.change_orders.all(), ChangeOrderStatus),
+        invoices=_by_status(Invoice.objects.filter(project=project), InvoiceStatus),
+        pay_apps=list(
+            PayApp.objects.filter(project=project)
+            .order_by("number")
+            .values_list("number", "status")
+        ),
+        waivers_open=LienWaiver.objects.filter(project=project)
+        .exclude(status=LienWaiverStatus.RECEIVED)
+        .count(),
+        rollup=project_rollup(with_rollups(Project.objects.filter(pk=project.pk)).get()),
     )

@@ -1,34 +1,63 @@
 """`manage.py seed_demo` loads the demo job once, through the services, and the API shows it
-consistently: budgets carry exactly the executed commitments and nothing is spent yet."""
+consistently: the buyout, then three billing periods of change orders, invoices, lien waivers
+and pay apps. docs/demo-job.md is checked row by row against what the API answers."""
 
 from __future__ import annotations
 
 import io
-from collections import Counter
+from collections import Counter, defaultdict
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import transaction
 
+from audit.context import SYSTEM, acting_as
 from audit.models import AuditEntry
+from jobcost.demo import progress
 from jobcost.demo import school_addition as data
+from jobcost.demo.loader import demo_setup_load
 from jobcost.management.commands.seed_demo import dollars
 from jobcost.models import (
     Account,
     ApiKey,
     BudgetLine,
+    ChangeOrder,
+    ChangeOrderLine,
     Commitment,
     CostCode,
     IdempotencyRecord,
+    Invoice,
+    InvoiceLine,
+    InvoiceStatus,
+    LienWaiver,
     Owner,
+    PayApp,
+    PayAppLine,
     Project,
     Vendor,
 )
+from jobcost.money import HUNDRED, round_cents
 from tests.conftest import Api
 from tests.factories import make_key
 
 pytestmark = pytest.mark.django_db
+
+PAGE = Path(settings.BASE_DIR) / "docs" / "demo-job.md"
+MODELS = [
+    Account, Owner, Vendor, Project, CostCode, BudgetLine, Commitment, ChangeOrder,
+    ChangeOrderLine, Invoice, InvoiceLine, LienWaiver, PayApp, PayAppLine, ApiKey,
+    IdempotencyRecord,
+]  # fmt: skip
+PROJECT_CENTS = (
+    "revised_contract", "cost_to_date", "projected_cost", "billed_to_date", "earned_revenue",
+    "over_under_billing",
+)  # fmt: skip
+PROJECT_PERCENTS = ("percent_complete", "projected_margin_pct")
+BUDGET_CENTS = ("revised_amount", "committed", "actual", "projected_cost", "variance")
+STAMPED = [Project, BudgetLine, Commitment, ChangeOrder, Invoice, LienWaiver, PayApp]
 
 
 def seed() -> str:
@@ -38,34 +67,150 @@ def seed() -> str:
 
 
 def row_counts() -> dict[str, int]:
-    models = [Account, Owner, Vendor, Project, CostCode, BudgetLine, Commitment, ApiKey]
-    counts = {model.__name__: model.objects.count() for model in models}
+    counts = {model.__name__: model.objects.count() for model in MODELS}
     counts["AuditEntry"] = AuditEntry.objects.count()
     return counts
+
+
+def stamps() -> dict[str, list]:
+    return {m.__name__: sorted(m.objects.values_list("id", "updated_at")) for m in STAMPED}
 
 
 def demo_project() -> Project:
     return Project.objects.get(account__name="Demo Builders", number="2026-014")
 
 
+def usd(cents: int) -> str:
+    """Dollars as docs/demo-job.md writes them: `1,413,500.00`, `-12,000.00`."""
+    return dollars(cents).replace("$", "")
+
+
+def pct(value) -> str:
+    return f"{Decimal(str(value)):.2f} %"
+
+
+class Demo:
+    """Everything the API shows of the seeded demo job, read with an admin key."""
+
+    def __init__(self):
+        project = demo_project()
+        _key, secret = make_key(project.account, "admin")
+        self.api = Api(secret)
+        self.project = self.get(f"/v1/projects/{project.pk}")
+        scoped = {"project": project.pk}
+        self.vendors = {v["id"]: v for v in self.listing("/v1/vendors")}
+        self.codes = {c["id"]: c for c in self.listing("/v1/cost-codes", scoped)}
+        self.budgets = self.listing("/v1/budgets", scoped)
+        self.commitments = {c["id"]: c for c in self.listing("/v1/commitments", scoped)}
+        self.change_orders = self.listing("/v1/change-orders", scoped)
+        self.invoices = self.listing("/v1/invoices", scoped)
+        self.waivers = self.listing("/v1/lien-waivers", scoped)
+        pay_apps = sorted(self.listing("/v1/pay-apps", scoped), key=lambda p: p["number"])
+        self.pay_apps = {p["number"]: p for p in pay_apps}
+        self.by_id = {p["id"]: p for p in pay_apps}
+        self.lines = {p["number"]: self.listing(p["lines_url"]) for p in pay_apps}
+
+    def get(self, path: str, params=None) -> dict:
+        response = self.api.get(path, params)
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    def listing(self, path: str, params=None) -> list[dict]:
+        body = self.get(path, {**(params or {}), "limit": 100})
+        assert not body["has_more"]
+        return body["data"]
+
+    def code_of_invoice(self, invoice: dict) -> str:
+        return self.codes[self.commitments[invoice["commitment"]]["cost_code"]]["code"]
+
+    def pay_app_number(self, pay_app_id: str | None) -> str:
+        return f"#{self.by_id[pay_app_id]['number']}" if pay_app_id else "—"
+
+    def waiver_of(self, invoice: dict) -> str:
+        found = [w for w in self.waivers if w["invoice"] == invoice["id"]]
+        if not found:
+            return "—"
+        (waiver,) = found
+        return " ".join(filter(None, [waiver["status"], waiver["received_on"]]))
+
+
+def page_rows(demo: Demo) -> list[str]:
+    """The table rows docs/demo-job.md must contain, rendered from the API's answers."""
+    project = demo.project
+    rows = [f"| `{name}` | {usd(project[name])} |" for name in PROJECT_CENTS]
+    rows += [f"| `{name}` | {pct(project[name])} |" for name in PROJECT_PERCENTS]
+    for n, p in demo.pay_apps.items():
+        missing = ", ".join(sorted(demo.vendors[v]["name"] for v in p["lien_waivers_missing"]))
+        rows.append(
+            f"| #{n} | {p['period_start']} – {p['period_end']} | {p['status']} | "
+            f"{usd(p['contract_sum_to_date'])} | {usd(p['total_completed_and_stored'])} | "
+            f"{usd(p['total_retainage'])} | {usd(p['total_earned_less_retainage'])} | "
+            f"{usd(p['less_previous_certificates'])} | {usd(p['current_payment_due'])} | "
+            f"{missing or 'none'} |"
+        )
+    for line in demo.lines[3]:
+        rows.append(
+            f"| {line['item']} | {line['description']} | {usd(line['scheduled_value'])} | "
+            f"{usd(line['previous'])} | {usd(line['this_period'])} | "
+            f"{usd(line['materials_stored'])} | {usd(line['total_completed_and_stored'])} | "
+            f"{pct(line['percent_complete'])} | {usd(line['retainage'])} |"
+        )
+    for co in demo.change_orders:
+        commitment = demo.commitments[co["commitment"]]["number"] if co["commitment"] else "—"
+        budget = sum(line["budget_amount"] for line in co["lines"])
+        rows.append(
+            f"| {co['number']} | {co['kind']} | {co['title']} | {commitment} | "
+            f"{usd(co['amount'])} | {usd(budget)} | {co['status']} | "
+            f"{demo.pay_app_number(co['pay_app'])} |"
+        )
+    by_state = defaultdict(list)
+    for inv in demo.invoices:
+        by_state[inv["status"]].append(inv["amount"])
+        rows.append(
+            f"| {demo.vendors[inv['vendor']]['name']} | {inv['number']} | {inv['invoice_date']} | "
+            f"{demo.code_of_invoice(inv)} | {usd(inv['amount'])} | "
+            f"{usd(inv['retainage_amount'])} | {inv['status']} | "
+            f"{demo.pay_app_number(inv['pay_app'])} | {demo.waiver_of(inv)} |"
+        )
+    for status, amounts in by_state.items():
+        rows.append(f"| {status} | {len(amounts)} | {usd(sum(amounts))} |")
+    for line in demo.budgets:
+        figures = " | ".join(usd(line[name]) for name in BUDGET_CENTS)
+        rows.append(f"| {demo.codes[line['cost_code']]['code']} | {figures} |")
+    totals = " | ".join(f"**{usd(sum(b[name] for b in demo.budgets))}**" for name in BUDGET_CENTS)
+    rows.append(f"| **Total** | {totals} |")
+    return rows
+
+
 def test_seeding_twice_changes_nothing():
     first_output = seed()
-    after_first = row_counts()
-    project = demo_project()
-    stamps = (project.updated_at, sorted(Commitment.objects.values_list("id", "updated_at")))
+    after_first, stamped = row_counts(), stamps()
 
     second_output = seed()
 
     assert row_counts() == after_first
-    project.refresh_from_db()
-    assert (project.updated_at, sorted(Commitment.objects.values_list("id", "updated_at"))) == (
-        stamps
-    )
+    assert stamps() == stamped
     assert "Loaded the demo job" in first_output
     assert "already loaded; nothing changed" in second_output
-    assert after_first["Account"] == 1
-    assert after_first["Project"] == 1
-    assert after_first["Owner"] == 1
+    assert (after_first["Account"], after_first["Project"], after_first["Owner"]) == (1, 1, 1)
+    assert after_first["PayApp"] == 3
+    assert after_first["IdempotencyRecord"] == 0
+
+
+def test_a_demo_seeded_before_the_money_flow_gets_its_billing_periods_once():
+    with transaction.atomic(), acting_as(SYSTEM):
+        demo_setup_load()
+    assert (PayApp.objects.count(), Invoice.objects.count()) == (0, 0)
+    setup_rows = Commitment.objects.count()
+
+    output = seed()
+
+    assert "Added the billing periods" in output
+    assert PayApp.objects.count() == 3
+    assert Commitment.objects.count() == setup_rows
+    after = row_counts()
+    assert "nothing changed" in seed()
+    assert row_counts() == after
 
 
 def test_demo_job_contents():
@@ -101,12 +246,14 @@ def test_demo_job_contents():
     assert ApiKey.objects.count() == 0
     assert "jc_" not in output
     assert "$8,400,000.00" in output
+    assert "#1 paid, #2 approved, #3 draft" in output
+    assert "1 received, 2 coded, 13 approved, 7 paid, 1 void" in output
 
 
 def test_every_demo_row_was_written_by_the_system_through_audited_services():
     seed()
     project = demo_project()
-    targets = [
+    created_targets = [
         project.account_id,
         project.owner_id,
         project.pk,
@@ -114,9 +261,16 @@ def test_every_demo_row_was_written_by_the_system_through_audited_services():
         *CostCode.objects.values_list("id", flat=True),
         *BudgetLine.objects.values_list("id", flat=True),
         *Commitment.objects.values_list("id", flat=True),
+        *ChangeOrder.objects.values_list("id", flat=True),
+        *Invoice.objects.values_list("id", flat=True),
+        *PayApp.objects.values_list("id", flat=True),
     ]
-    created = AuditEntry.objects.filter(action="created", target_id__in=targets)
-    assert created.count() == len(targets)
+    created = AuditEntry.objects.filter(action="created", target_id__in=created_targets)
+    assert created.count() == len(created_targets)
+    waivers = list(LienWaiver.objects.values_list("id", flat=True))
+    assert AuditEntry.objects.filter(action="requested", target_id__in=waivers).count() == len(
+        waivers
+    )
     assert set(AuditEntry.objects.values_list("actor_type", flat=True)) == {"system"}
     project_actions = list(
         AuditEntry.objects.filter(target_id=project.pk)
@@ -127,57 +281,201 @@ def test_every_demo_row_was_written_by_the_system_through_audited_services():
     assert project_actions[0][1]["status"] == {"before": None, "after": "bid"}
     assert project_actions[1][0] == "updated"
     assert project_actions[1][1]["status"] == {"before": "bid", "after": "active"}
-    executed = AuditEntry.objects.filter(action="executed", target_type="commitment").count()
-    assert executed == 18
+    actions = Counter(AuditEntry.objects.values_list("target_type", "action"))
+    assert actions["commitment", "executed"] == 18
+    assert actions["invoice", "approved"] == 20
+    assert actions["invoice", "paid"] == 7
+    assert actions["pay_app", "submitted"] == 2
+    assert actions["pay_app", "waiver_override"] == 1
 
 
-def test_demo_data_table_balances():
+def test_the_money_flow_story_through_the_api():
+    seed()
+    demo = Demo()
+    names = {v["name"]: v["id"] for v in demo.vendors.values()}
+
+    assert {inv["status"] for inv in demo.invoices} == set(InvoiceStatus.values)
+    assert [(n, p["status"]) for n, p in demo.pay_apps.items()] == [
+        (1, "paid"),
+        (2, "approved"),
+        (3, "draft"),
+    ]
+    first, second, draft = demo.pay_apps[1], demo.pay_apps[2], demo.pay_apps[3]
+    assert first["lien_waivers_missing"] == second["lien_waivers_missing"] == []
+    missing = ["Clearview Door & Glazing", "Granite Ridge Concrete, Inc.", "Keystone Masonry Co."]
+    assert draft["lien_waivers_missing"] == sorted(names[name] for name in missing)
+    open_waivers = {w["vendor"] for w in demo.waivers if w["status"] != "received"}
+    assert open_waivers == set(draft["lien_waivers_missing"])
+    override = [e for e in demo.listing(second["audit_trail"]) if e["action"] == "waiver_override"]
+    assert len(override) == 1
+    ampere = names["Ampere Electric, Inc."]
+    assert override[0]["changes"]["lien_waivers_missing"]["after"] == [ampere]
+
+    assert demo.project["billed_to_date"] == second["total_completed_and_stored"]
+    assert first["less_previous_certificates"] == 0
+    for n in (2, 3):
+        previous = demo.pay_apps[n - 1]["total_earned_less_retainage"]
+        assert demo.pay_apps[n]["less_previous_certificates"] == previous
+    for p in demo.pay_apps.values():
+        assert p["current_payment_due"] == (
+            p["total_earned_less_retainage"] - p["less_previous_certificates"]
+        )
+        assert p["contract_sum_to_date"] == sum(
+            line["scheduled_value"] for line in demo.lines[p["number"]]
+        )
+
+    orders = {co["number"]: co for co in demo.change_orders}
+    assert {n: (co["status"], demo.pay_app_number(co["pay_app"])) for n, co in orders.items()} == {
+        "CO-001": ("approved", "#2"),
+        "CO-002": ("approved", "#3"),
+        "CO-003": ("pending", "—"),
+        "CCO-001": ("approved", "—"),
+        "CCO-002": ("approved", "—"),
+    }
+    assert second["change_orders"] == [orders["CO-001"]["id"]]
+    approved_owner = [
+        co for co in orders.values() if co["kind"] == "owner" and co["status"] == "approved"
+    ]
+    assert draft["net_change_by_change_orders"] == sum(co["amount"] for co in approved_owner)
+    assert demo.project["approved_changes"] == sum(co["amount"] for co in approved_owner)
+
+    def holding(day: str) -> str | None:
+        found = [
+            p["id"] for p in demo.pay_apps.values() if p["period_start"] <= day <= p["period_end"]
+        ]
+        return found[0] if found else None
+
+    assert all(inv["pay_app"] == holding(inv["invoice_date"]) is not None for inv in demo.invoices)
+    assert all(w["pay_app"] == holding(w["through_date"]) is not None for w in demo.waivers)
+    waived = Counter(w["invoice"] for w in demo.waivers)
+    for inv in demo.invoices:
+        expected = 1 if inv["status"] in ("approved", "paid") else 0
+        assert waived[inv["id"]] == expected, inv["number"]
+    for waiver in demo.waivers:
+        invoice = next(inv for inv in demo.invoices if inv["id"] == waiver["invoice"])
+        assert (waiver["type"], waiver["amount"]) == ("conditional_progress", invoice["amount"])
+
+    entered = {
+        (demo.codes[line["cost_code"]]["code"] if line["cost_code"] else line["item"]): (
+            line["this_period"],
+            line["materials_stored"],
+        )
+        for line in demo.lines[3]
+        if line["this_period"] or line["materials_stored"]
+    }
+    keys = set(progress.NOVEMBER.this_period) | set(progress.NOVEMBER.stored)
+    assert entered == {
+        key: (progress.NOVEMBER.this_period.get(key, 0), progress.NOVEMBER.stored.get(key, 0))
+        for key in keys
+    }
+
+
+def test_every_figure_through_the_api_is_consistent():
+    seed()
+    demo = Demo()
+    project, budgets = demo.project, demo.budgets
+    code_of = {c_id: c["code"] for c_id, c in demo.codes.items()}
+
+    posted = Counter()
+    billed = Counter()
+    for inv in demo.invoices:
+        if inv["status"] in ("approved", "paid"):
+            billed[inv["commitment"]] += inv["amount"]
+            for line in inv["lines"]:
+                posted[line["cost_code"]] += line["amount"]
+    committed = Counter()
+    for commitment in demo.commitments.values():
+        assert commitment["billed_to_date"] == billed[commitment["id"]]
+        assert commitment["remaining"] == commitment["revised_amount"] - billed[commitment["id"]]
+        if commitment["status"] == "executed":
+            committed[commitment["cost_code"]] += commitment["revised_amount"]
+    changes = Counter()
+    for co in demo.change_orders:
+        if co["kind"] == "owner" and co["status"] == "approved":
+            for line in co["lines"]:
+                changes[line["cost_code"]] += line["budget_amount"]
+    for line in budgets:
+        assert line["actual"] == posted[line["cost_code"]], code_of[line["cost_code"]]
+        assert line["committed"] == committed[line["cost_code"]], code_of[line["cost_code"]]
+        assert line["approved_changes"] == changes[line["cost_code"]], code_of[line["cost_code"]]
+
+    assert sum(line["actual"] for line in budgets) == project["cost_to_date"]
+    assert sum(line["projected_cost"] for line in budgets) == project["projected_cost"]
+    percent = Decimal(str(project["percent_complete"]))
+    assert percent == (
+        Decimal(project["cost_to_date"]) * HUNDRED / project["projected_cost"]
+    ).quantize(Decimal("0.01"))
+    assert 25 <= percent <= 35
+    assert 8 <= project["projected_margin_pct"] <= 12
+    assert project["earned_revenue"] == round_cents(
+        Decimal(project["revised_contract"]) * percent / HUNDRED
+    )
+    assert project["over_under_billing"] == project["billed_to_date"] - project["earned_revenue"]
+
+    # Billing tracks cost-to-cost progress on every bought-out code (the draft's G703 against
+    # each code's actual / revised budget), within two points.
+    revised = {line["cost_code"]: line["revised_amount"] for line in budgets}
+    for line in demo.lines[3]:
+        if line["cost_code"] in committed and posted[line["cost_code"]]:
+            cost_pct = Decimal(posted[line["cost_code"]]) * HUNDRED / revised[line["cost_code"]]
+            billed_pct = Decimal(str(line["percent_complete"]))
+            assert abs(billed_pct - cost_pct) <= 2, (line["description"], billed_pct, cost_pct)
+
+
+def test_demo_data_tables_balance():
     assert sum(row.scheduled_value for row in data.COST_CODES) == data.PROJECT["contract_amount"]
     assert len({row.code for row in data.COST_CODES}) == len(data.COST_CODES)
     assert {row.commitment.vendor for row in data.COST_CODES if row.commitment} <= {
         v.key for v in data.VENDORS
     }
+    executed = {row.code: row.commitment.vendor for row in data.COST_CODES if row.commitment
+                and row.commitment.executed}  # fmt: skip
+    owner_rows = {co.number for p in progress.PAY_APPS for co in p.change_orders
+                  if co.kind == "owner" and co.final == "approved"}  # fmt: skip
+    numbers = set()
+    for earlier, later in zip(progress.PAY_APPS, progress.PAY_APPS[1:], strict=False):
+        assert later.period_start > earlier.period_end
+    for period in progress.PAY_APPS:
+        for invoice in period.invoices:
+            assert period.period_start <= invoice.invoice_date <= period.period_end
+            assert (invoice.waiver is not None) == (invoice.final in ("approved", "paid"))
+            numbers.add((executed[invoice.code], invoice.number))
+        assert set(period.this_period) | set(period.stored) <= set(executed) | owner_rows | {
+            "01-500",
+            "01-540",
+        }
+    assert len(numbers) == sum(len(p.invoices) for p in progress.PAY_APPS)
 
 
 def test_demo_job_page_matches_the_data():
-    page = (Path(settings.BASE_DIR) / "docs" / "demo-job.md").read_text()
+    page = PAGE.read_text()
     for vendor in data.VENDORS:
         assert f"| {vendor.name} | {vendor.trade} | {vendor.tax_id_last4} |" in page
     for row in data.COST_CODES:
-        sv, budget = dollars(row.scheduled_value)[1:], dollars(row.budget)[1:]
+        sv, budget = usd(row.scheduled_value), usd(row.budget)
         line = f"| {row.code} | {row.name} | {row.cost_type} | {sv} | {budget} |"
         assert line in page, line
         if row.commitment:
             status = "executed" if row.commitment.executed else "draft"
-            assert f"| {dollars(row.commitment.amount)[1:]} | {status} |" in page
+            assert f"| {usd(row.commitment.amount)} | {status} |" in page
     assert dollars(data.PROJECT["contract_amount"]) in page
 
 
-def test_api_shows_budgets_committed_equal_to_executed_commitments():
+def progress_rows_of_the_page() -> list[str]:
+    """The data rows of every table under "## The job in progress" (no headers, no rules)."""
+    lines = PAGE.read_text().split("\n## The job in progress\n", 1)[1].splitlines()
+    return [
+        line
+        for line, following in zip(lines, [*lines[1:], ""], strict=True)
+        if line.startswith("| ") and not following.startswith("|---")
+    ]
+
+
+def test_demo_job_page_matches_the_api():
     seed()
-    project = demo_project()
-    _key, secret = make_key(project.account, "admin")
-    api = Api(secret)
-
-    body = api.get(f"/v1/projects/{project.pk}").json()
-    assert body["status"] == "active"
-    assert body["contract_amount"] == 840_000_000
-    assert body["cost_to_date"] == 0
-    assert body["earned_revenue"] == 0
-
-    commitments = api.get(
-        "/v1/commitments", {"project": project.pk, "status": "executed", "limit": 100}
-    ).json()
-    assert len(commitments["data"]) == 18
-    assert not commitments["has_more"]
-    expected = Counter()
-    for commitment in commitments["data"]:
-        expected[commitment["cost_code"]] += commitment["revised_amount"]
-
-    lines = api.get("/v1/budgets", {"project": project.pk, "limit": 100}).json()["data"]
-    assert len(lines) == CostCode.objects.filter(project=project).count()
-    committed = {line["cost_code"]: line["committed"] for line in lines if line["committed"]}
-    assert committed == dict(expected)
-    assert all(line["actual"] == 0 for line in lines)
-    assert sum(line["committed"] for line in lines) == sum(expected.values())
-    assert IdempotencyRecord.objects.count() == 0
+    expected, on_page = page_rows(Demo()), progress_rows_of_the_page()
+    missing = [row for row in expected if row not in on_page]
+    assert not missing, "docs/demo-job.md is stale; expected rows:\n" + "\n".join(missing)
+    stale = [row for row in on_page if row not in expected]
+    assert not stale, "docs/demo-job.md has rows the API does not show:\n" + "\n".join(stale)
+    assert len(on_page) == len(expected) == len(set(expected))

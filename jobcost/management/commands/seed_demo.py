@@ -2,14 +2,16 @@
 
 Creates the account "Demo Builders" with project 2026-014, a $8.4M classroom addition, its
 owner, twelve vendors, CSI cost codes with scheduled values and budgets, and the bought-out
-subcontracts and purchase orders (data in `jobcost.demo.school_addition`). Run again, it
-finds the project and writes nothing. It never creates API keys: use `create_api_key`.
+subcontracts and purchase orders (data in `jobcost.demo.school_addition`); then the job in
+progress: three monthly billing periods of change orders, vendor invoices, lien waivers and
+G702/G703 pay apps (`jobcost.demo.progress`). Run again, it finds the project and writes
+nothing. It never creates API keys: use `create_api_key`.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from jobcost.api.errors import ApiError
-from jobcost.demo.loader import demo_job_load, demo_job_summary
+from jobcost.demo.loader import DemoSummary, demo_job_load, demo_job_summary
 
 
 def dollars(cents: int) -> str:
@@ -19,20 +21,47 @@ def dollars(cents: int) -> str:
     return f"{sign}${whole:,}.{part:02d}"
 
 
+def counts(by_status: dict[str, int]) -> str:
+    """`2 approved, 1 pending` from a status → count mapping."""
+    return ", ".join(f"{n} {status}" for status, n in by_status.items()) or "none"
+
+
+def progress_lines(summary: DemoSummary) -> list[str]:
+    """The job-in-progress lines: pay apps, change orders, invoices, waivers, rollups."""
+    rollup = summary.rollup
+    pay_apps = ", ".join(f"#{number} {status}" for number, status in summary.pay_apps)
+    return [
+        f"  Pay apps  {pay_apps or 'none'}",
+        f"  Changes   {counts(summary.change_orders)} change orders",
+        f"  Invoices  {counts(summary.invoices)}",
+        f"  Waivers   {summary.waivers_open} not received",
+        f"  To date   cost {dollars(rollup.cost_to_date)} "
+        f"({rollup.percent_complete.normalize():f}% complete), "
+        f"billed {dollars(rollup.billed_to_date)}, "
+        f"earned {dollars(rollup.earned_revenue)}, "
+        f"revised contract {dollars(rollup.revised_contract)}",
+    ]
+
+
 class Command(BaseCommand):
     help = "Load the demo job (account 'Demo Builders', project 2026-014). Idempotent."
 
     def handle(self, *args, **options):
         try:
-            project, created = demo_job_load()
+            loaded = demo_job_load()
         except ApiError as exc:
             raise CommandError(f"Could not load the demo job: {exc.message}") from exc
+        project = loaded.project
         summary = demo_job_summary(project)
         account = f"{project.account.name} ({project.account_id})"
+        if loaded.setup:
+            headline = f"Loaded the demo job for {account}."
+        elif loaded.progress:
+            headline = f"Added the billing periods to the demo job of {account}."
+        else:
+            headline = f"The demo job of {account} is already loaded; nothing changed."
         lines = [
-            f"Loaded the demo job for {account}."
-            if created
-            else f"The demo job of {account} is already loaded; nothing changed.",
+            headline,
             f"  Project   {project.number} {project.name} ({project.pk}), {project.status}",
             f"  Owner     {project.owner.name}",
             f"  Contract  {dollars(project.contract_amount)}, "
@@ -41,6 +70,7 @@ class Command(BaseCommand):
             f"{dollars(summary.scheduled_values)}, budget {dollars(summary.budget)}",
             f"  Buyout    {summary.vendors} vendors, {summary.executed} executed commitments "
             f"({dollars(summary.committed)} committed), {summary.drafts} in draft",
+            *progress_lines(summary),
             "Create an API key for it with:",
             '  .venv/bin/python manage.py create_api_key --account "Demo Builders" --role admin',
         ]
