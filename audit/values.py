@@ -7,7 +7,13 @@ from django.db import models
 
 from jobcost.api.renderers import format_timestamp
 
-SKIPPED_FIELDS = {"created_at", "updated_at", "secret_hash"}
+# Not part of any API object: timestamps every write moves, the key hash, and the webhook
+# endpoint's internal failure clock (it would log an entry at every failure streak).
+SKIPPED_FIELDS = {"created_at", "updated_at", "secret_hash", "failing_since"}
+
+# Webhook signing secrets never reach the append-only trail in full: masked as the API shows
+# them (`whsec_…abcd`), so a rotation still reads as a change.
+MASKED_FIELDS = {"secret", "previous_secret"}
 
 
 # Stored fields whose API name differs: the budget's PATCHable `cost_to_complete` is stored
@@ -39,5 +45,8 @@ def snapshot(instance: models.Model) -> dict:
     for field in instance._meta.concrete_fields:
         if field.name in SKIPPED_FIELDS or field.attname not in loaded:
             continue
-        values[api_name(field)] = json_value(loaded[field.attname])
+        value = loaded[field.attname]
+        if field.name in MASKED_FIELDS and value:
+            value = f"whsec_…{value[-4:]}"
+        values[api_name(field)] = json_value(value)
     return values

@@ -1,13 +1,16 @@
-"""Event and delivery filters (SPEC §4, §8 event)."""
+"""Event and webhook endpoint filters (SPEC §4, §8 event)."""
 
 import django_filters
 
 from jobcost.api.filters import JobcostFilterSet
-from webhooks.models import DeliveryStatus, Event, WebhookDelivery, WebhookEndpoint
+from webhooks.catalogue import CATALOGUE
+from webhooks.models import EndpointStatus, Event, WebhookEndpoint
 
 
 class EventFilter(JobcostFilterSet):
-    type = django_filters.CharFilter(field_name="type")
+    """`type` must be a catalogue type (else 400 `parameter_invalid`)."""
+
+    type = django_filters.ChoiceFilter(choices=[(t, t) for t in sorted(CATALOGUE)])
     project = django_filters.CharFilter(field_name="project_id")
 
     class Meta:
@@ -16,14 +19,8 @@ class EventFilter(JobcostFilterSet):
 
 
 class WebhookEndpointFilter(JobcostFilterSet):
+    status = django_filters.ChoiceFilter(choices=EndpointStatus.choices)
+
     class Meta:
         model = WebhookEndpoint
-        fields = []
-
-
-class DeliveryFilter(JobcostFilterSet):
-    status = django_filters.ChoiceFilter(choices=DeliveryStatus.choices)
-
-    class Meta:
-        model = WebhookDelivery
         fields = []

@@ -1,12 +1,15 @@
 """Webhook endpoint, event and delivery shapes (SPEC §8)."""
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
 from webhooks import selectors
+from webhooks.catalogue import CATALOGUE
 from webhooks.models import DeliveryStatus, EndpointStatus
 from webhooks.versions import render_payload
+
+# The event types of the catalogue, for the schema's `EventTypeEnum` (ENUM_NAME_OVERRIDES).
+EVENT_TYPES = sorted(CATALOGUE)
 
 
 class WebhookEndpointSerializer(ResourceSerializer):
@@ -46,12 +49,30 @@ class WebhookEndpointUpdateSerializer(InputSerializer):
     status = serializers.ChoiceField(choices=EndpointStatus.choices, required=False)
 
 
-class DeletedSerializer(serializers.Serializer):
-    """The deletion confirmation."""
+class WebhookEndpointDeletedSerializer(serializers.Serializer):
+    """The deletion confirmation: `{"id", "object": "webhook_endpoint", "deleted": true}`."""
 
     id = serializers.CharField()
-    object = serializers.CharField()
+    object = ConstField("webhook_endpoint")
     deleted = serializers.BooleanField()
+
+
+class EventDataSerializer(serializers.Serializer):
+    """`data` of an event: the object after the change, and the previous values of the fields
+    that changed (null on a creation)."""
+
+    object = serializers.DictField(help_text="The object as a GET returned it after the change.")
+    previous_attributes = serializers.DictField(
+        allow_null=True,
+        help_text="The changed fields' values before the change; null when it was created.",
+    )
+
+
+class EventRequestSerializer(serializers.Serializer):
+    """The API request that made the change."""
+
+    id = serializers.CharField(help_text="Its `req_` ID (the `Request-Id` header).")
+    idempotency_key = serializers.CharField(allow_null=True)
 
 
 class EventSerializer(serializers.Serializer):
@@ -66,15 +87,20 @@ class EventSerializer(serializers.Serializer):
 
     id = serializers.CharField()
     object = ConstField("event")
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=EVENT_TYPES)
     api_version = serializers.CharField()
     created_at = serializers.DateTimeField()
     project = serializers.CharField(allow_null=True)
-    data = serializers.JSONField()
-    request = serializers.JSONField(allow_null=True)
+    data = EventDataSerializer()
+    request = EventRequestSerializer(
+        allow_null=True, help_text="Null for changes made by the system or in the admin."
+    )
 
 
-class AttemptSerializer(serializers.Serializer):
+class WebhookAttemptSerializer(serializers.Serializer):
+    """One POST of a delivery: when, how long (milliseconds), the response status (null when
+    none came back) and the error (timeout, connection, `url_refused: …`)."""
+
     number = serializers.IntegerField()
     started_at = serializers.DateTimeField()
     duration_ms = serializers.IntegerField()
@@ -83,7 +109,7 @@ class AttemptSerializer(serializers.Serializer):
     succeeded = serializers.BooleanField()
 
 
-class DeliverySerializer(serializers.Serializer):
+class WebhookDeliverySerializer(serializers.Serializer):
     """SPEC §8 webhook delivery, with every attempt."""
 
     id = serializers.CharField()
@@ -96,10 +122,6 @@ class DeliverySerializer(serializers.Serializer):
     next_attempt_at = serializers.DateTimeField(allow_null=True)
     last_response_status = serializers.IntegerField(allow_null=True)
     last_error = serializers.CharField(allow_blank=True)
-    attempt_log = AttemptSerializer(many=True)
+    attempt_log = WebhookAttemptSerializer(many=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
-
-    @extend_schema_field({"type": "string"})
-    def get_event_type(self, delivery) -> str:
-        return delivery.event.type

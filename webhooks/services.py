@@ -85,8 +85,15 @@ def endpoint_disable(*, endpoint: WebhookEndpoint, reason: str) -> WebhookEndpoi
 @transaction.atomic
 def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     """PATCH `url`, `events`, `description`, `status` (`disabled` cancels pending deliveries
-    at once; `enabled` turns a disabled endpoint back on and clears its failure clock)."""
+    at once; `enabled` turns a disabled endpoint back on and clears its failure clock).
+    A deleted endpoint is never changed (409 `invalid_state_transition`)."""
     endpoint = lock(WebhookEndpoint, endpoint_id)
+    if endpoint.deleted_at is not None:
+        raise Conflict(
+            "This endpoint was deleted; create a new one.",
+            code="invalid_state_transition",
+            object_id=endpoint.pk,
+        )
     _check(changes.get("url"), changes.get("events"), None)
     status = changes.pop("status", endpoint.status)
     if "events" in changes:

@@ -1,6 +1,7 @@
 """Webhook URLs: HTTPS only (loopback http:// with WEBHOOKS_ALLOW_INSECURE_LOCALHOST), and
 outside development never an address inside our network (SSRF guard, SPEC §10): loopback,
-private, link-local (including the 169.254.169.254 metadata service), multicast, reserved.
+private, link-local (including the 169.254.169.254 metadata service), shared (100.64.0.0/10),
+multicast, reserved: anything not globally routable.
 Checked when an endpoint is saved and again right before every send, since DNS can change.
 """
 
@@ -50,6 +51,8 @@ def check_url(url: str, *, resolve: bool = True) -> None:
         raise UrlRefused(f"The host '{host}' does not resolve.") from exc
     for info in infos:
         address = ipaddress.ip_address(info[4][0])
+        # `not is_global` also covers the shared address space 100.64.0.0/10, where some
+        # clouds serve instance metadata (100.100.100.200), which is_private does not.
         if (
             address.is_loopback
             or address.is_private
@@ -57,5 +60,6 @@ def check_url(url: str, *, resolve: bool = True) -> None:
             or address.is_multicast
             or address.is_reserved
             or address.is_unspecified
+            or not address.is_global
         ):
             raise UrlRefused(f"The host '{host}' resolves to {address}, inside a private network.")

@@ -1,24 +1,41 @@
 """/v1/webhooks (admin-role keys only) and /v1/events (rules in `webhooks.services`)."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from audit.views import AuditTrailMixin
 from jobcost.api.errors import NotFound
+from jobcost.api.expand import parse_expand
+from jobcost.api.filters import reject_unknown_params
 from jobcost.api.ids import has_prefix
+from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.serializers.commitments import EmptySerializer
-from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
+from jobcost.views.docs import (
+    action_doc,
+    create_doc,
+    expand_parameter,
+    list_doc,
+    retrieve_doc,
+    update_doc,
+)
 from webhooks import selectors, services
-from webhooks.filters import DeliveryFilter, EventFilter, WebhookEndpointFilter
+from webhooks.filters import EventFilter, WebhookEndpointFilter
 from webhooks.serializers import (
-    DeletedSerializer,
-    DeliverySerializer,
     EventSerializer,
+    WebhookDeliverySerializer,
     WebhookEndpointCreateSerializer,
+    WebhookEndpointDeletedSerializer,
     WebhookEndpointSerializer,
     WebhookEndpointUpdateSerializer,
+)
+
+DELIVERY_ID = OpenApiParameter(
+    "delivery_id",
+    {"type": "string", "example": "wd_…"},
+    OpenApiParameter.PATH,
+    description="The delivery's ID (`wd_…`), one of this endpoint's; otherwise 404.",
 )
 
 
@@ -26,6 +43,14 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = WebhookEndpointSerializer
     filterset_class = WebhookEndpointFilter
     id_prefix = "we"
+    # The 2xx descriptions in the schema (jobcost.api.schema.JobcostAutoSchema).
+    success_texts = {
+        "create": "The new webhook endpoint, with its full signing secret (shown this once).",
+        "rotate_secret": "The webhook endpoint, with its new signing secret (shown this once).",
+        "destroy": "The deletion confirmation.",
+        "deliveries": "A page of the endpoint's deliveries, newest first.",
+        "retry_delivery": "The delivery, pending again.",
+    }
 
     def revealing(self, endpoint, status: int = 200) -> Response:
         """Render with the full secret (create and rotate-secret only)."""
@@ -69,9 +94,16 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         data = self.parse(WebhookEndpointUpdateSerializer)
         return self.render(services.endpoint_update(endpoint_id=endpoint.pk, changes=dict(data)))
 
-    @extend_schema(summary="Delete a webhook endpoint", responses={200: DeletedSerializer})
+    @extend_schema(
+        summary="Delete a webhook endpoint",
+        description="Its pending deliveries are cancelled at once; it disappears from the API.",
+        responses={200: WebhookEndpointDeletedSerializer},
+        parameters=[expand_parameter(WebhookEndpointSerializer, is_list=False)],
+    )
     def destroy(self, request, *args, **kwargs):
         endpoint = self.get_object()
+        reject_unknown_params(request.query_params)
+        self.expand_paths(is_list=False)
         services.endpoint_delete(endpoint_id=endpoint.pk)
         return Response({"id": endpoint.pk, "object": "webhook_endpoint", "deleted": True})
 
@@ -89,21 +121,29 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
 
     @extend_schema(
         summary="List the endpoint's deliveries, newest first, with every attempt",
-        responses={200: DeliverySerializer(many=True)},
+        description="Takes `limit` and `cursor`; no filters.",
+        responses={200: WebhookDeliverySerializer(many=True)},
+        parameters=[expand_parameter(WebhookDeliverySerializer, is_list=True)],
+        filters=False,
+        extensions={
+            ERROR_CODES_KEY: {"400": ("parameter_invalid", "parameter_unknown", "cursor_invalid")}
+        },
     )
     @action(detail=True, methods=["get"])
     def deliveries(self, request, *args, **kwargs):
         endpoint = self.get_object()
-        self.filterset_class = DeliveryFilter
         return self.render_list(
-            selectors.delivery_list(endpoint), serializer_class=DeliverySerializer
+            selectors.delivery_list(endpoint), serializer_class=WebhookDeliverySerializer
         )
 
     @extend_schema(
         summary="Re-send a failed or cancelled delivery",
+        description="A new series of attempts starts now (the attempt log keeps the old ones).",
         request=EmptySerializer,
-        responses={200: DeliverySerializer},
+        responses={200: WebhookDeliverySerializer},
+        parameters=[DELIVERY_ID, expand_parameter(WebhookDeliverySerializer, is_list=False)],
         filters=False,
+        extensions={ERROR_CODES_KEY: {"409": ("invalid_state_transition",)}},
     )
     @action(
         detail=True,
@@ -114,6 +154,8 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
     def retry_delivery(self, request, *args, delivery_id=None, **kwargs):
         endpoint = self.get_object()
         self.parse(EmptySerializer)
+        reject_unknown_params(request.query_params)
+        parse_expand(request.query_params, WebhookDeliverySerializer, is_list=False)
         delivery = None
         if has_prefix(delivery_id, "wd"):
             delivery = selectors.delivery_list(endpoint).filter(pk=delivery_id).first()
@@ -121,7 +163,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
             raise NotFound(f"No such webhook delivery: '{delivery_id}'.", param="delivery_id")
         services.delivery_resend(delivery_id=delivery.pk)
         fresh = selectors.delivery_list(endpoint).get(pk=delivery.pk)
-        return Response(DeliverySerializer(fresh).data)
+        return Response(WebhookDeliverySerializer(fresh).data)
 
 
 class EventViewSet(JobcostViewSet):

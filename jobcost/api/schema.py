@@ -265,6 +265,8 @@ class JobcostAutoSchema(AutoSchema):
         }
         if has_id:
             codes["404"] = ["resource_missing"]
+        if self._capability() not in (policy.READ, None):
+            codes["403"] = ["role_forbidden"]  # e.g. webhook routes: admin keys only
         if write:
             bad = ["idempotency_key_missing", "json_invalid", "parameter_missing"]
             bad += ["parameter_invalid", "parameter_unknown", "parameter_read_only"]
@@ -330,7 +332,11 @@ class JobcostAutoSchema(AutoSchema):
         return dict(sorted(responses.items()))
 
     def _success_text(self) -> str:
+        """The 2xx description; a view's `success_texts` ({action: text}) overrides it."""
         action, name = self._action(), self._object_name()
+        custom = getattr(self.view, "success_texts", {}).get(action)
+        if custom:
+            return custom
         if action == "list":
             return f"A page of {name} objects, newest first."
         if action == "audit":

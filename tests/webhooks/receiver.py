@@ -1,5 +1,6 @@
 """A real HTTP receiver on loopback for webhook tests: records every request and answers
-with scripted statuses (the last one repeats)."""
+with scripted statuses (the last one repeats), optionally after `delay` seconds and with a
+`Location` header (to prove redirects are not followed)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ class Received:
 class Receiver:
     statuses: list[int] = field(default_factory=lambda: [200])
     requests: list[Received] = field(default_factory=list)
+    delay: float = 0.0
+    location: str | None = None
 
     def __post_init__(self):
         receiver = self
@@ -34,10 +37,16 @@ class Receiver:
                     )
                     index = min(len(receiver.requests), len(receiver.statuses)) - 1
                     status = receiver.statuses[index]
-                self.send_response(status)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
+                time.sleep(receiver.delay)
+                try:
+                    self.send_response(status)
+                    if receiver.location:
+                        self.send_header("Location", receiver.location)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
+                except OSError:  # the client gave up (timeout tests)
+                    pass
 
             def log_message(self, *args):
                 pass
@@ -48,8 +57,12 @@ class Receiver:
         self.thread.start()
 
     @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        return self.base + "/hooks"
 
     def wait_for(self, count: int, timeout: float = 30.0) -> list[Received]:
         """Block until `count` requests arrived (or fail after `timeout` seconds)."""

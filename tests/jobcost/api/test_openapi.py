@@ -25,16 +25,25 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 from drf_spectacular.views import SpectacularAPIView
 
+from jobcost.api import policy
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.schema import expandable_paths
 from jobcost.models import CommitmentStatus, CommitmentType, CostType, ProjectStatus, Role
 from tests.conftest import error_of
 from tests.factories import CostCodeFactory, OwnerFactory, ProjectFactory, VendorFactory
+from tests.webhooks.support import PUBLIC_URL
+from webhooks.catalogue import CATALOGUE
+from webhooks.delivery import attempt
+from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 TRANSITIONS = {"execute", "close", "void"}
-LIST_ACTIONS = {"list", "audit", "lines"}
+LIST_ACTIONS = {"list", "audit", "lines", "deliveries"}
+# Lists of something else than the view's objects, and their item components.
+NESTED_LISTS = {"audit": "AuditEntry", "lines": "PayAppLine", "deliveries": "WebhookDelivery"}
+# Operations that answer something else than the view's object.
+OTHER_RESPONSES = {"destroy": "WebhookEndpointDeleted", "retry_delivery": "WebhookDelivery"}
 CONDITIONAL_HEADERS = {"Idempotent-Replayed", "Retry-After", "WWW-Authenticate"}
 
 
@@ -132,6 +141,11 @@ def test_operation_ids_are_unique_and_named_for_the_route(schema):
         assert operation["operationId"] == f"{basename}_{action}"
 
 
+def _capability(path: str, method: str) -> str:
+    _view, action = ROUTES[path, method]
+    return policy.capability_for(path.split("/")[2], action)
+
+
 def test_every_operation_documents_version_header_and_error_envelope(schema):
     for path, method, operation in _operations(schema):
         params = _params(operation)
@@ -145,7 +159,10 @@ def test_every_operation_documents_version_header_and_error_envelope(schema):
         if method in ("post", "patch"):
             assert {"403", "409", "413", "415"} <= statuses, (path, method)
         else:
-            assert not {"403", "409", "413", "415", "422"} & statuses, (path, method)
+            assert not {"409", "413", "415", "422"} & statuses, (path, method)
+            # A read is refused only where the role policy asks more (webhooks: admin only).
+            refusable = _capability(path, method) != policy.READ
+            assert ("403" in statuses) == refusable, (path, method)
         for status, response in responses.items():
             headers = set(response["headers"])
             assert {"Request-Id", "Jobcost-Version", "RateLimit-Limit"} <= headers
@@ -186,7 +203,7 @@ def test_lists_document_pagination_expand_and_their_exact_filters(schema):
         assert expand["schema"]["type"] == "array" and expand["explode"] is True
         assert all(p.startswith("data.") for p in expand["schema"]["items"].get("enum", []))
         fixed = {"Jobcost-Version", "limit", "cursor", "expand[]", "id"}
-        if action in ("audit", "lines"):
+        if action in NESTED_LISTS:
             assert set(params) <= fixed, path
         else:
             assert set(params) - fixed == set(view.filterset_class.base_filters), path
@@ -198,9 +215,7 @@ def test_lists_document_pagination_expand_and_their_exact_filters(schema):
         assert page["properties"]["object"]["enum"] == ["list"]
         assert page["properties"]["next_cursor"]["nullable"] is True
         item = page["properties"]["data"]["items"]
-        expected = {"audit": "AuditEntry", "lines": "PayAppLine"}.get(
-            action, view.serializer_class.__name__
-        )
+        expected = NESTED_LISTS.get(action, view.serializer_class.__name__)
         assert item == {"$ref": f"#/components/schemas/{expected.removesuffix('Serializer')}"}
 
 
@@ -232,6 +247,7 @@ def test_single_object_operations_document_expand(schema):
         ), path
         success = next(s for s in operation["responses"] if s.startswith("2"))
         name = view.serializer_class.__name__.removesuffix("Serializer")
+        name = OTHER_RESPONSES.get(action, name)
         assert _body_schema(operation["responses"][success]) == {
             "$ref": f"#/components/schemas/{name}"
         }
@@ -311,6 +327,9 @@ def test_field_types_money_percent_enums_and_read_only(schema):
     assert enum_of("CostCode", "cost_type") == CostType.values
     assert enum_of("Project", "status") == ProjectStatus.values
     assert enum_of("ProjectCreateRequest", "status") == ["bid", "active"]
+    assert enum_of("WebhookEndpoint", "status") == EndpointStatus.values
+    assert enum_of("WebhookDelivery", "status") == DeliveryStatus.values
+    assert enum_of("Event", "type") == sorted(CATALOGUE)
     actor = components["AuditEntry"]["properties"]["actor"]["properties"]
     assert set(Role.values) < set(actor["role"]["enum"])
 
@@ -517,6 +536,46 @@ def test_commitment_responses_match_the_schema_through_their_transitions(api, ac
     assert error_of(no_code)["code"] == "cost_code_required"
     voided = check(api.post(f"/v1/commitments/{uncoded['id']}/void"), path + "/void", "post", 200)
     assert voided["status"] == "void"
+
+
+def test_webhook_and_event_responses_match_the_schema(api, account, make_api, check):
+    created = check(
+        api.post("/v1/webhooks", {"url": PUBLIC_URL, "events": ["*"]}), "/v1/webhooks", "post", 201
+    )
+    we = created["id"]
+    path = "/v1/webhooks/{id}"
+    check(api.get("/v1/webhooks", {"status": "enabled"}), "/v1/webhooks", "get", 200)
+    check(api.get(f"/v1/webhooks/{we}"), path, "get", 200)
+    check(api.patch(f"/v1/webhooks/{we}", {"description": "Sync"}), path, "patch", 200)
+    check(api.post(f"/v1/webhooks/{we}/rotate-secret"), path + "/rotate-secret", "post", 200)
+    check(api.get(f"/v1/webhooks/{we}/audit"), path + "/audit", "get", 200)
+    project = ProjectFactory(account=account)  # a project.created event, owed to the endpoint
+    delivery = WebhookDelivery.objects.get(endpoint_id=we)
+    # Sent to an address that became private: one attempt, refused before any request.
+    WebhookEndpoint.objects.filter(pk=we).update(url="https://10.0.0.5/hooks")
+    attempt(delivery.pk)
+    listed = check(api.get(f"/v1/webhooks/{we}/deliveries"), path + "/deliveries", "get", 200)
+    assert listed["data"][0]["attempt_log"][0]["response_status"] is None
+    retry = f"/v1/webhooks/{we}/deliveries/{delivery.pk}/retry"
+    retry_path = path + "/deliveries/{delivery_id}/retry"
+    refused = api.post(retry)
+    check(refused, retry_path, "post", 409)
+    assert error_of(refused)["code"] == "invalid_state_transition"
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(status="failed")
+    check(api.post(retry), retry_path, "post", 200)
+    check(api.post(f"/v1/webhooks/{we}/deliveries/wd_nope/retry"), retry_path, "post", 404)
+    events = check(api.get("/v1/events", {"project": project.pk}), "/v1/events", "get", 200)
+    event = check(api.get(f"/v1/events/{events['data'][0]['id']}"), "/v1/events/{id}", "get", 200)
+    assert event["request"] is None and event["data"]["previous_attributes"] is None
+    updated = api.patch(f"/v1/projects/{project.pk}", {"name": "Renamed"})
+    [change] = api.get("/v1/events", {"type": "project.updated"}).json()["data"]
+    assert change["request"]["id"] == updated["Request-Id"]
+    check(api.get(f"/v1/events/{change['id']}"), "/v1/events/{id}", "get", 200)
+    forbidden = make_api(account, "manager").get(f"/v1/webhooks/{we}/deliveries")
+    check(forbidden, path + "/deliveries", "get", 403)
+    check(make_api(account, "manager").delete(f"/v1/webhooks/{we}"), path, "delete", 403)
+    deleted = check(api.delete(f"/v1/webhooks/{we}"), path, "delete", 200)
+    assert deleted == {"id": we, "object": "webhook_endpoint", "deleted": True}
 
 
 def test_error_responses_match_the_schema_and_their_documented_status(

@@ -1,11 +1,13 @@
 """Tenancy (SPEC §2): nothing of another account is ever visible. A key of account A gets no
 row of account B from any list, 404 `resource_missing` for B's IDs on every detail route,
-and 404 naming the param for B's objects in a body. Nothing is written."""
+and 404 naming the param for B's objects in a body. Nothing is written: no domain row, audit
+entry, webhook endpoint, event or delivery."""
 
 import pytest
 
 from jobcost.models import BudgetLine
 from jobcost.services.lien_waivers import lien_waiver_create
+from jobcost.services.projects import project_update
 from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import (
@@ -18,6 +20,8 @@ from tests.factories import (
     make_pay_app,
 )
 from tests.jobcost.api.state import DOMAIN_MODELS, db_state
+from tests.webhooks.support import make_endpoint, webhook_state
+from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 
 
 def _job(account):
@@ -25,7 +29,13 @@ def _job(account):
     project, vendor, cost_code = job.project, job.vendor, job.codes["03-000"]
     draft = CommitmentFactory(project=project, vendor=vendor, cost_code=cost_code)
     invoice = make_invoice(job.commitment, amount=1_000, number=f"T-{account.pk}")
+    endpoint = make_endpoint(account, events=["project.updated"])
+    # A project.updated event, owed to the endpoint.
+    project_update(project_id=project.pk, changes={"name": f"{project.name} (renamed)"})
     return {
+        "webhooks": endpoint,
+        "events": Event.objects.filter(account=account).latest("created_at"),
+        "deliveries": WebhookDelivery.objects.get(endpoint=endpoint),
         "owners": project.owner,
         "vendors": vendor,
         "projects": project,
@@ -67,7 +77,11 @@ COLLECTIONS = [
     "invoices",
     "lien-waivers",
     "pay-apps",
+    "webhooks",
+    "events",
 ]
+AUDITED = [c for c in COLLECTIONS if c != "events"]
+PATCHABLE = [c for c in COLLECTIONS if c != "events"]
 PATCH_BODIES = {
     "owners": {"name": "Hijacked"},
     "vendors": {"name": "Hijacked"},
@@ -79,6 +93,7 @@ PATCH_BODIES = {
     "invoices": {"number": "Hijacked"},
     "lien-waivers": {"document_url": "https://example.com/hijacked.pdf"},
     "pay-apps": {"retainage_pct": 5},
+    "webhooks": {"description": "Hijacked"},
 }
 # The actions under /{id}/ of each collection, beyond retrieve, PATCH and audit.
 ACTIONS = {
@@ -97,29 +112,41 @@ ACTIONS = {
         ("reject", "post"),
         ("mark-paid", "post"),
     ],
+    "webhooks": [("rotate-secret", "post"), ("deliveries", "get")],
 }
+# Routes with a second ID or another method: (collection, suffix, method, URL name).
+OTHER_ROUTES = [
+    ("webhooks", "", "delete", None),
+    ("webhooks", "/deliveries/{delivery}/retry", "post", "webhooks-delivery-retry"),
+]
 # Every detail route of the router: (collection, suffix, method).
 DETAIL_ROUTES = (
     [(c, "", "get") for c in COLLECTIONS]
-    + [(c, "/audit", "get") for c in COLLECTIONS]
-    + [(c, "", "patch") for c in COLLECTIONS]
+    + [(c, "/audit", "get") for c in AUDITED]
+    + [(c, "", "patch") for c in PATCHABLE]
     + [(c, f"/{verb}", method) for c, verbs in ACTIONS.items() for verb, method in verbs]
+    + [(c, suffix, method) for c, suffix, method, _name in OTHER_ROUTES]
 )
 
 
 def test_every_route_of_the_router_is_covered():
     names = {p.name for p in urlpatterns}
-    covered = {f"{c}-list" for c in COLLECTIONS}
-    covered |= {f"{c}-detail" for c in COLLECTIONS} | {f"{c}-audit" for c in COLLECTIONS}
+    covered = {f"{c}-list" for c in COLLECTIONS} | {f"{c}-detail" for c in COLLECTIONS}
+    covered |= {f"{c}-audit" for c in AUDITED}
     covered |= {f"{c}-{verb}" for c, verbs in ACTIONS.items() for verb, _ in verbs}
+    covered |= {name for *_route, name in OTHER_ROUTES if name}
     assert names == covered
 
 
+def _state() -> dict:
+    return {**db_state(), **webhook_state()}
+
+
 def _ids_of(account_id: str) -> set[str]:
-    """Every object ID the account owns, over all domain models."""
+    """Every object ID the account owns, over all domain models, endpoints and events."""
     return {
         row["id"]
-        for model in DOMAIN_MODELS
+        for model in (*DOMAIN_MODELS, WebhookEndpoint, Event)
         if hasattr(model, "account_id")
         for row in model.objects.filter(account_id=account_id).values("id")
     }
@@ -159,18 +186,37 @@ def test_detail_routes_are_404_for_another_accounts_ids(
     api, mine, theirs, collection, suffix, method
 ):
     target = theirs["executed"] if suffix == "/close" else theirs[collection]
+    suffix = suffix.replace("{delivery}", theirs["deliveries"].pk)
     path = f"/v1/{collection}/{target.pk}{suffix}"
-    before = db_state()
+    before = _state()
     if method == "get":
         resp = api.get(path)
     elif method == "patch":
         resp = api.patch(path, PATCH_BODIES[collection])
+    elif method == "delete":
+        resp = api.delete(path)
     else:
         resp = api.post(path, {})
     assert resp.status_code == 404, resp.content
     error = error_of(resp)
     assert (error["type"], error["code"]) == ("not_found", "resource_missing")
-    assert db_state() == before
+    assert _state() == before
+
+
+def test_a_delivery_of_another_account_is_404_under_my_endpoint(api, mine, theirs):
+    WebhookDelivery.objects.filter(pk=theirs["deliveries"].pk).update(status="failed")
+    path = f"/v1/webhooks/{mine['webhooks'].pk}/deliveries/{theirs['deliveries'].pk}/retry"
+    before = _state()
+    resp = api.post(path, {})
+    assert resp.status_code == 404, resp.content
+    assert (error_of(resp)["code"], error_of(resp)["param"]) == ("resource_missing", "delivery_id")
+    assert _state() == before
+
+
+def test_an_event_filter_naming_another_accounts_project_returns_nothing(api, mine, theirs):
+    resp = api.get("/v1/events", {"project": theirs["projects"].pk})
+    assert resp.status_code == 200
+    assert resp.json()["data"] == []
 
 
 def _commitment_body(mine, **override):
@@ -227,12 +273,12 @@ BODY_REFERENCES = {
 @pytest.mark.parametrize("case", sorted(BODY_REFERENCES))
 def test_body_references_to_another_accounts_objects_are_404(api, mine, theirs, case):
     method, path, payload, param = BODY_REFERENCES[case](mine, theirs)
-    before = db_state()
+    before = _state()
     resp = getattr(api, method)(path, payload)
     assert resp.status_code == 404, resp.content
     error = error_of(resp)
     assert (error["code"], error["param"]) == ("resource_missing", param)
-    assert db_state() == before
+    assert _state() == before
 
 
 def test_another_account_sees_none_of_mine_either(make_api, mine, theirs):
