@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: install run migrate seed test lint format bench clean
+.PHONY: install run migrate seed test lint format bench bench-webhooks clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ format: install
 ## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
+
+## bench-webhooks: webhook deliveries per second with 1 and 2 Celery worker processes beside a
+## plain httpx loop (the ceiling). Needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+bench-webhooks: migrate
+	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
+		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
 
 clean:
 	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*

@@ -1,0 +1,362 @@
+"""`python manage.py bench_webhooks [--events 1000] [--endpoints 5] [--workers 1,2]`
+
+Webhook delivery throughput (SPEC §10), end to end: N events recorded through the outbox
+(`webhooks.outbox.event_record`, as every audited change does) in account "Bench Webhooks",
+fanned out to M endpoints (N × M deliveries), sent by real `celery -A config worker` processes
+(one task per delivery, `--pool=solo`, on a private queue of the configured Redis, against the
+configured PostgreSQL) to a loopback HTTP receiver running in this process (answers 200).
+
+For each worker count the clock starts at the commit that queues the tasks (the workers are
+already up and idle) and stops when the database shows every delivery `succeeded`. The last
+row is the ceiling: the same N × M POSTs (same bodies, same signed headers) sent by a plain
+loop with one `httpx.Client` in this process, no database and no broker.
+
+Needs PostgreSQL and Redis: the claims use `SELECT … FOR UPDATE SKIP LOCKED`, and the
+filesystem broker of `make run` says nothing about production. The bench account, its project
+and its endpoints are reused between runs; its events (with their deliveries and attempts)
+are deleted at the end, and its endpoints are left disabled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import quote
+
+import httpx
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from django.test.utils import override_settings
+
+from audit.context import SYSTEM
+from config.celery import app as celery_app
+from jobcost.models import Project
+from jobcost.services.api_keys import account_get_or_create
+from jobcost.services.parties import owner_create
+from jobcost.services.projects import project_create
+from webhooks import services, signing
+from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
+from webhooks.outbox import event_record
+from webhooks.versions import render_payload
+
+ACCOUNT = "Bench Webhooks"
+PROJECT_NUMBER = "BENCH-WH"
+TIMEOUT_SECONDS = 900
+
+
+class Receiver:
+    """A loopback HTTP/1.1 server (keep-alive) that answers every POST 200 and counts them."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.ids: set[str] = set()
+        lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            # One write per response, sent at once: headers and body written apart would
+            # wait on Nagle's algorithm and the client's delayed ACK (40 ms a request).
+            disable_nagle_algorithm = True
+            wbufsize = 64 * 1024
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with lock:
+                    receiver.count += 1
+                    receiver.ids.add(self.headers.get("webhook-id", ""))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def reset(self) -> None:
+        self.count = 0
+        self.ids = set()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def database_url() -> str:
+    """The URL of the database this process uses (under pytest, the test database), for the
+    worker processes."""
+    db = connection.settings_dict
+    password = f":{quote(db['PASSWORD'], safe='')}" if db.get("PASSWORD") else ""
+    user = quote(db.get("USER") or "", safe="")
+    host = db.get("HOST") or "127.0.0.1"
+    return f"postgres://{user}{password}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+class Workers:
+    """`count` Celery worker processes on a private queue (as tests/webhooks/conftest.py)."""
+
+    def __init__(self, queue: str, count: int) -> None:
+        self.queue = queue
+        self.processes: list[subprocess.Popen] = []
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "JOBCOST_CELERY_QUEUE": queue,
+            "WEBHOOKS_ALLOW_INSECURE_LOCALHOST": "1",
+            "LOG_LEVEL": "WARNING",
+        }
+        logs = settings.VAR_DIR / "bench_webhooks"
+        logs.mkdir(parents=True, exist_ok=True)
+        for n in range(count):
+            args = [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--loglevel=WARNING",
+                "--concurrency=1",
+                "--pool=solo",
+                "-Q",
+                queue,
+                "-n",
+                f"{queue}-{n}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ]
+            with open(logs / f"worker-{n}.log", "ab") as log:
+                self.processes.append(
+                    subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
+                        args, env=env, stdout=log, stderr=subprocess.STDOUT
+                    )
+                )
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Block until every process answers a ping."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            replies = celery_app.control.ping(timeout=0.5) or []
+            names = {name for reply in replies for name in reply}
+            if sum(1 for name in names if name.startswith(self.queue)) >= len(self.processes):
+                return
+            if any(p.poll() is not None for p in self.processes):
+                raise CommandError(
+                    f"A Celery worker exited on start; see {settings.VAR_DIR}/bench_webhooks/."
+                )
+        raise CommandError("The Celery workers did not answer a ping within a minute.")
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+class Command(BaseCommand):
+    help = "Webhook deliveries per second with 1 and 2 Celery worker processes vs an httpx loop."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--events", type=int, default=1000)
+        parser.add_argument("--endpoints", type=int, default=5)
+        parser.add_argument(
+            "--workers", default="1,2", help="Worker process counts to measure, e.g. 1,2,4."
+        )
+
+    def handle(self, *args, events: int, endpoints: int, workers: str, **options):
+        if not settings.REDIS_URL:
+            raise CommandError(
+                "bench_webhooks needs REDIS_URL: the workers take their tasks from Redis, as in "
+                "production (the filesystem broker of `make run` is not worth measuring)."
+            )
+        if connection.vendor != "postgresql":
+            raise CommandError(
+                "bench_webhooks needs PostgreSQL (set DATABASE_URL): concurrent workers claim "
+                "deliveries with SELECT … FOR UPDATE SKIP LOCKED, which SQLite cannot do."
+            )
+        counts = [int(n) for n in workers.split(",") if n.strip()]
+        if events < 1 or endpoints < 1 or not counts or min(counts) < 1:
+            raise CommandError("--events, --endpoints and --workers must be positive.")
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+        total = events * endpoints
+        receiver = Receiver()
+        queue = f"bench-{uuid.uuid4().hex[:8]}"
+        previous_queue = celery_app.conf.task_default_queue
+        celery_app.conf.task_default_queue = queue
+        rows = []
+        # The receiver is this process's own loopback server.
+        with override_settings(WEBHOOKS_ALLOW_INSECURE_LOCALHOST=True):
+            account, project, hooks = self._setup(receiver.url, endpoints)
+            try:
+                for count in counts:
+                    rows.append(self._run_workers(account, project, receiver, queue, count, events))
+                rows.append(self._run_loop(account, receiver, total))
+            finally:
+                Event.objects.filter(account=account).delete()
+                for endpoint in hooks:
+                    services.endpoint_update(
+                        endpoint_id=endpoint.pk, changes={"status": EndpointStatus.DISABLED}
+                    )
+                celery_app.conf.task_default_queue = previous_queue
+                self._drop_queue(queue)
+                receiver.close()
+        self.stdout.write(
+            f"\nbench_webhooks: {events:,} events × {endpoints} endpoints = {total:,} deliveries "
+            "to a loopback receiver answering 200\n"
+        )
+        self.stdout.write(
+            f"{'mode':<28}{'processes':>10}{'deliveries':>12}{'seconds':>10}{'deliveries/s':>14}"
+        )
+        for mode, processes, delivered, seconds in rows:
+            self.stdout.write(
+                f"{mode:<28}{processes:>10}{delivered:>12,}{seconds:>10.2f}"
+                f"{delivered / seconds:>14.1f}"
+            )
+        self.stdout.write(
+            "\nworkers: the clock starts at the commit that queues the tasks (workers up and idle)"
+            " and stops when every delivery is `succeeded` in the database.\nhttpx loop: render,"
+            " sign and POST in one process with one client; no database, no broker (the ceiling)."
+        )
+
+    def _setup(self, url: str, endpoints: int):
+        """The bench account, its project, and `endpoints` enabled endpoints pointing at the
+        receiver (reused between runs; extra ones left disabled)."""
+        account = account_get_or_create(name=ACCOUNT)
+        Event.objects.filter(account=account).delete()
+        project = Project.objects.filter(account=account, number=PROJECT_NUMBER).first()
+        if project is None:
+            owner = owner_create(account_id=account.pk, name="Bench Owner")
+            project = project_create(
+                account_id=account.pk,
+                number=PROJECT_NUMBER,
+                name="Webhook bench",
+                owner=owner,
+                contract_amount=1_000_000_00,
+            )
+        existing = list(
+            WebhookEndpoint.objects.filter(account=account, deleted_at__isnull=True).order_by(
+                "created_at", "id"
+            )
+        )
+        hooks = []
+        for n in range(endpoints):
+            hook_url = f"{url}/{n}"
+            if n < len(existing):
+                hooks.append(
+                    services.endpoint_update(
+                        endpoint_id=existing[n].pk,
+                        changes={"url": hook_url, "status": EndpointStatus.ENABLED},
+                    )
+                )
+            else:
+                hooks.append(
+                    services.endpoint_create(
+                        account_id=account.pk,
+                        url=hook_url,
+                        events=["*"],
+                        api_version=settings.JOBCOST_API_VERSIONS[-1],
+                        description="bench_webhooks",
+                    )
+                )
+        for extra in existing[endpoints:]:
+            services.endpoint_update(
+                endpoint_id=extra.pk, changes={"status": EndpointStatus.DISABLED}
+            )
+        return account, project, hooks
+
+    def _run_workers(self, account, project, receiver, queue, count, events):
+        """Start `count` workers, record `events` events, time the deliveries."""
+        Event.objects.filter(account=account).delete()
+        receiver.reset()
+        pool = Workers(queue, count)
+        try:
+            pool.wait_ready()
+            with transaction.atomic():
+                for _ in range(events):
+                    event_record(
+                        type_="project.updated",
+                        object_name="project",
+                        account_id=account.pk,
+                        object_id=project.pk,
+                        changes={},
+                        actor=SYSTEM,
+                        created=False,
+                    )
+                expected = WebhookDelivery.objects.filter(account=account).count()
+                started = time.monotonic()
+            # Committed: the on-commit hooks have queued one task per delivery.
+            seconds = self._wait_delivered(account, expected, started)
+        finally:
+            pool.stop()
+        if receiver.count != expected or len(receiver.ids) != expected:
+            raise CommandError(
+                f"The receiver got {receiver.count} POSTs ({len(receiver.ids)} distinct "
+                f"webhook-ids) for {expected} deliveries."
+            )
+        return ("celery workers", count, expected, seconds)
+
+    def _wait_delivered(self, account, expected: int, started: float) -> float:
+        deliveries = WebhookDelivery.objects.filter(account=account)
+        while True:
+            done = deliveries.filter(status=DeliveryStatus.SUCCEEDED).count()
+            if done == expected:
+                return time.monotonic() - started
+            if deliveries.exclude(
+                status__in=[DeliveryStatus.SUCCEEDED, DeliveryStatus.PENDING]
+            ).exists():
+                raise CommandError("A delivery failed or was cancelled; see its attempts.")
+            if time.monotonic() - started > TIMEOUT_SECONDS:
+                raise CommandError(f"Only {done} of {expected} deliveries succeeded in time.")
+            time.sleep(0.05)
+
+    def _run_loop(self, account, receiver, expected: int):
+        """The ceiling: the last run's deliveries POSTed again by one client in a loop."""
+        deliveries = list(
+            WebhookDelivery.objects.filter(account=account)
+            .select_related("event", "endpoint")
+            .order_by("created_at", "id")
+        )
+        receiver.reset()
+        started = time.monotonic()
+        with httpx.Client(timeout=10.0, follow_redirects=False) as client:
+            for delivery in deliveries:
+                endpoint = delivery.endpoint
+                body = json.dumps(
+                    render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
+                ).encode()
+                headers = signing.headers(
+                    endpoint.signing_secrets(), delivery.pk, int(time.time()), body
+                )
+                client.post(endpoint.url, content=body, headers=headers).raise_for_status()
+        seconds = time.monotonic() - started
+        if receiver.count != len(deliveries):
+            raise CommandError(f"The receiver got {receiver.count} of {len(deliveries)} POSTs.")
+        return ("httpx loop (ceiling)", 1, len(deliveries), seconds)
+
+    def _drop_queue(self, queue: str) -> None:
+        """Remove the private queue (and its binding) from Redis."""
+        with celery_app.connection_for_write() as conn:
+            conn.default_channel.queue_delete(queue)
