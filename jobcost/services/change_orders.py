@@ -31,6 +31,7 @@ from jobcost.services.common import (
     lock,
     lock_in_state,
     lock_open_project,
+    next_number,
     not_allowed,
     save_audited,
     transition,
@@ -100,10 +101,7 @@ def _refuse_digits_only(number: str) -> None:
 
 def _next_number(project_id: str, kind: str) -> str:
     taken = set(ChangeOrder.objects.filter(project_id=project_id).values_list("number", flat=True))
-    n = 1 + sum(1 for t in taken if t.startswith(PREFIX[kind] + "-"))
-    while f"{PREFIX[kind]}-{n:03d}" in taken:
-        n += 1
-    return f"{PREFIX[kind]}-{n:03d}"
+    return next_number(taken, PREFIX[kind])
 
 
 @transaction.atomic

@@ -25,6 +25,7 @@ from jobcost.services.common import (
     apply_changes,
     lock,
     lock_open_project,
+    next_number,
     not_allowed,
     save_audited,
     transition,
@@ -58,10 +59,7 @@ def _ensure_number_free(project_id: str, number: str, exclude_pk: str | None = N
 def _next_number(project_id: str, type_: str) -> str:
     """`SC-001`, `PO-002`, …: the first free number of that kind (project row is locked)."""
     taken = set(Commitment.objects.filter(project_id=project_id).values_list("number", flat=True))
-    n = 1 + sum(1 for t in taken if t.startswith(PREFIX[type_] + "-"))
-    while f"{PREFIX[type_]}-{n:03d}" in taken:
-        n += 1
-    return f"{PREFIX[type_]}-{n:03d}"
+    return next_number(taken, PREFIX[type_])
 
 
 @transaction.atomic

@@ -113,3 +113,12 @@ def transition(
     if stamp:
         setattr(obj, stamp, timezone.now())
     return save_audited(obj, action=action)
+
+
+def next_number(taken: set[str], prefix: str) -> str:
+    """The first free `<prefix>-nnn` (`SC-001`, `CO-002`, …) among a project's numbers;
+    callers hold the project's row lock, so two creates never pick the same one."""
+    n = 1 + sum(1 for t in taken if t.startswith(prefix + "-"))
+    while f"{prefix}-{n:03d}" in taken:
+        n += 1
+    return f"{prefix}-{n:03d}"
