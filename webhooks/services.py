@@ -98,7 +98,7 @@ def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     status = changes.pop("status", endpoint.status)
     if "events" in changes:
         changes["events"] = sorted(set(changes["events"]))
-    apply_changes(endpoint, changes)
+    apply_changes(endpoint, changes, frozenset({"url", "events", "description"}))
     if status != endpoint.status:
         if status == EndpointStatus.DISABLED:
             return endpoint_disable(endpoint=endpoint, reason="manual")

@@ -57,18 +57,10 @@ class CommitmentAddForm(ServiceForm):
             "description",
         ]
 
-    def clean(self):
-        data = super().clean()
-        project, vendor = data.get("project"), data.get("vendor")
-        if project and vendor and vendor.account_id != project.account_id:
-            self.add_error("vendor", "This vendor belongs to another account.")
-        return data
-
 
 class CommitmentChangeForm(ServiceForm):
     """What `commitment_update` edits; the service refuses anything but a draft."""
 
-    vendor = _vendor_field()
     cost_code = _cost_code_field()
     original_amount = DollarsField(label="Original amount ($)")
 
@@ -76,20 +68,11 @@ class CommitmentChangeForm(ServiceForm):
         model = Commitment
         fields = [
             "number",
-            "type",
-            "vendor",
             "cost_code",
             "original_amount",
             "retainage_pct",
             "description",
         ]
-
-    def clean(self):
-        data = super().clean()
-        vendor = data.get("vendor")
-        if vendor and vendor.account_id != self.instance.account_id:
-            self.add_error("vendor", "This vendor belongs to another account.")
-        return data
 
 
 @admin.register(Commitment)
@@ -136,6 +119,8 @@ class CommitmentAdmin(ServiceAdmin):
         "id",
         "project",
         "status",
+        "type",
+        "vendor",
         "approved_changes_display",
         "revised_amount_display",
         "billed_to_date_display",

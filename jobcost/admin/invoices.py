@@ -266,13 +266,6 @@ class LienWaiverAddForm(ServiceForm):
             "document_url",
         ]
 
-    def clean(self):
-        data = super().clean()
-        project, vendor = data.get("project"), data.get("vendor")
-        if project and vendor and vendor.account_id != project.account_id:
-            self.add_error("vendor", "This vendor belongs to another account.")
-        return data
-
 
 class LienWaiverChangeForm(ServiceForm):
     """What `lien_waiver_update` records besides the status (an action): the document and

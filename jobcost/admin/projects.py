@@ -36,12 +36,6 @@ def _owner_field() -> LabelledChoiceField:
     )
 
 
-def _check_owner(form: forms.Form, account_id: str | None) -> None:
-    owner = form.cleaned_data.get("owner")
-    if owner is not None and account_id is not None and owner.account_id != account_id:
-        form.add_error("owner", "This owner belongs to another account.")
-
-
 class ProjectAddForm(ServiceForm):
     """`project_create`'s arguments; money in dollars, status `bid` or `active`."""
 
@@ -65,27 +59,15 @@ class ProjectAddForm(ServiceForm):
             "status",
         ]
 
-    def clean(self):
-        data = super().clean()
-        account = data.get("account")
-        _check_owner(self, account.pk if account else None)
-        return data
-
 
 class ProjectChangeForm(ServiceForm):
     """`project_update`'s writable fields; the service refuses `contract_amount` outside bid."""
 
-    owner = _owner_field()
     contract_amount = DollarsField(label="Contract amount ($)")
 
     class Meta:
         model = Project
-        fields = ["number", "name", "owner", "contract_amount", "retainage_pct"]
-
-    def clean(self):
-        data = super().clean()
-        _check_owner(self, self.instance.account_id)
-        return data
+        fields = ["number", "name", "contract_amount", "retainage_pct"]
 
 
 class BudgetLineInline(admin.TabularInline):
@@ -181,7 +163,7 @@ class ProjectAdmin(ServiceAdmin):
         ("Rollups (SPEC §9, as the API computes them)", {"fields": ROLLUPS}),
         ("Timestamps", {"fields": TIMESTAMPS}),
     )
-    change_readonly = ("id", "account", "status", "currency", "approved_changes_display")
+    change_readonly = ("id", "account", "owner", "status", "currency", "approved_changes_display")
     change_readonly += ROLLUPS + TIMESTAMPS
     list_display = (
         "number",

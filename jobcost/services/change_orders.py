@@ -28,6 +28,7 @@ from jobcost.models import (
     Project,
 )
 from jobcost.services.common import (
+    check_writable,
     lock,
     lock_in_state,
     lock_open_project,
@@ -166,6 +167,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     project = lock_open_project(change_order.project_id)
     if change_order.status != S.DRAFT:
         raise not_allowed(change_order, "edit")
+    check_writable(changes, frozenset({"title", "description", "number", "amount", "lines"}))
     lines = changes.pop("lines", None)
     if "number" in changes and changes["number"] != change_order.number:
         _refuse_digits_only(changes["number"])

@@ -23,6 +23,7 @@ from jobcost.models import (
 )
 from jobcost.services.common import (
     apply_changes,
+    ensure_same_account,
     lock,
     lock_open_project,
     next_number,
@@ -33,6 +34,9 @@ from jobcost.services.common import (
 from jobcost.services.cost_codes import budget_line_adjust
 
 S = CommitmentStatus
+# SPEC §8: in draft, PATCH writes the amount, number, cost code and retainage (and the
+# description); vendor and type are fixed once created.
+WRITABLE = frozenset({"number", "cost_code", "original_amount", "retainage_pct", "description"})
 PREFIX = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}
 
 
@@ -78,6 +82,7 @@ def commitment_create(
     `SC-nnn`/`PO-nnn`, `retainage_pct` the project's. Raises 409 `project_closed`, 409
     `resource_already_exists` (param `number`), 400 for a cost code of another project."""
     project = lock_open_project(project.pk)
+    ensure_same_account(vendor, project.account_id, param="vendor", noun="vendor")
     _check_cost_code(project, cost_code)
     if number:
         _ensure_number_free(project.pk, number)
@@ -115,7 +120,7 @@ def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
         _check_cost_code(project, changes["cost_code"])
     if "number" in changes:
         _ensure_number_free(project.pk, changes["number"], exclude_pk=commitment.pk)
-    if apply_changes(commitment, changes):
+    if apply_changes(commitment, changes, WRITABLE):
         save_audited(commitment)
     return commitment
 

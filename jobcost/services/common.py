@@ -8,7 +8,7 @@ from typing import TypeVar
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict
+from jobcost.api.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
 
 M = TypeVar("M", bound=models.Model)
@@ -54,8 +54,26 @@ def save_audited(
     return instance
 
 
-def apply_changes(instance: M, changes: dict) -> bool:
-    """Set the given fields; True when anything differs from the current values."""
+def check_writable(changes: dict, writable: frozenset[str]) -> None:
+    """400 `parameter_read_only` for a field the update may not write. The services own this
+    list (SPEC §8 says what each PATCH writes), so no caller — API, admin, agent action —
+    can write around it."""
+    for name in changes:
+        if name not in writable:
+            raise InvalidRequest(
+                f"{name} cannot be changed.", code="parameter_read_only", param=name
+            )
+
+
+def ensure_same_account(obj: models.Model, account_id: str, *, param: str, noun: str) -> None:
+    """400 `parameter_invalid` when a referenced object belongs to another account."""
+    if obj.account_id != account_id:
+        raise InvalidRequest(f"This {noun} belongs to another account.", param=param)
+
+
+def apply_changes(instance: M, changes: dict, writable: frozenset[str]) -> bool:
+    """Set the given fields (each must be `writable`); True when anything differs."""
+    check_writable(changes, writable)
     changed = False
     for field, value in changes.items():
         if getattr(instance, field) != value:

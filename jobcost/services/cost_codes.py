@@ -9,6 +9,7 @@ from jobcost.api.errors import Conflict
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,
+    check_writable,
     ensure_project_open,
     lock,
     lock_open_project,
@@ -70,7 +71,9 @@ def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
     lock_open_project(cost_code.project_id)
     if "code" in changes:
         _ensure_code_free(cost_code.project_id, changes["code"], exclude_pk=cost_code.pk)
-    if apply_changes(cost_code, changes):
+    if apply_changes(
+        cost_code, changes, frozenset({"code", "name", "cost_type", "scheduled_value"})
+    ):
         save_audited(cost_code)
     return cost_code
 
@@ -81,6 +84,7 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     the computed value) any time, `original_amount` only while the project is `bid` (else 409
     `budget_locked`)."""
     line = lock(BudgetLine, budget_line_id)
+    check_writable(changes, frozenset({"cost_to_complete", "original_amount"}))
     project = line.project
     ensure_project_open(project)
     fields = {}
@@ -99,7 +103,7 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
                 object_id=line.pk,
             )
         fields["original_amount"] = changes["original_amount"]
-    if apply_changes(line, fields):
+    if apply_changes(line, fields, frozenset({"cost_to_complete_estimate", "original_amount"})):
         save_audited(line)
     return line
 

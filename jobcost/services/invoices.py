@@ -22,7 +22,13 @@ from jobcost.models import (
     InvoiceStatus,
 )
 from jobcost.money import percent_of
-from jobcost.services.common import lock, lock_open_project, save_audited, transition
+from jobcost.services.common import (
+    check_writable,
+    lock,
+    lock_open_project,
+    save_audited,
+    transition,
+)
 from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
@@ -132,6 +138,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
             code="invalid_state_transition",
             object_id=invoice.pk,
         )
+    check_writable(changes, frozenset({"number", "invoice_date", "due_date", "amount", "lines"}))
     lines = changes.pop("lines", None)
     if "number" in changes and changes["number"] != invoice.number:
         _check_number(invoice.vendor_id, changes["number"], exclude_pk=invoice.pk)

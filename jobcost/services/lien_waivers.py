@@ -17,7 +17,13 @@ from jobcost.models import (
     Project,
     Vendor,
 )
-from jobcost.services.common import lock, lock_open_project, save_audited
+from jobcost.services.common import (
+    check_writable,
+    ensure_same_account,
+    lock,
+    lock_open_project,
+    save_audited,
+)
 
 S = LienWaiverStatus
 
@@ -37,8 +43,7 @@ def lien_waiver_create(
     """Request a waiver from a vendor for the period holding `through_date` (amount in cents).
     A commitment or invoice given must be of that project and vendor (400)."""
     project = lock_open_project(project.pk)
-    if vendor.account_id != project.account_id:
-        raise InvalidRequest("The vendor belongs to another account.", param="vendor")
+    ensure_same_account(vendor, project.account_id, param="vendor", noun="vendor")
     for param, obj in (("commitment", commitment), ("invoice", invoice)):
         if obj is not None and (obj.project_id != project.pk or obj.vendor_id != vendor.pk):
             raise InvalidRequest(f"The {param} is not this project's and vendor's.", param=param)
@@ -80,6 +85,7 @@ def lien_waiver_request_for_invoice(invoice: Invoice) -> LienWaiver:
 def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
     """Record receipt: `status` `received` (with `received_on`, default today) or
     `rejected`, and `document_url`. A received waiver is final (409 on any status change)."""
+    check_writable(changes, frozenset({"status", "received_on", "document_url"}))
     waiver = lock(LienWaiver, lien_waiver_id)
     lock_open_project(waiver.project_id)
     new_status = changes.get("status", waiver.status)

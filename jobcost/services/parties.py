@@ -18,7 +18,7 @@ def owner_create(*, account_id: str, name: str, email: str = "", address: str = 
 def owner_update(*, owner_id: str, changes: dict) -> Owner:
     """Change `name`, `email` or `address`."""
     owner = lock(Owner, owner_id)
-    if apply_changes(owner, changes):
+    if apply_changes(owner, changes, frozenset({"name", "email", "address"})):
         save_audited(owner)
     return owner
 
@@ -39,6 +39,6 @@ def vendor_create(
 def vendor_update(*, vendor_id: str, changes: dict) -> Vendor:
     """Change `name`, `email`, `tax_id_last4` or `trade`."""
     vendor = lock(Vendor, vendor_id)
-    if apply_changes(vendor, changes):
+    if apply_changes(vendor, changes, frozenset({"name", "email", "tax_id_last4", "trade"})):
         save_audited(vendor)
     return vendor

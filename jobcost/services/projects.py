@@ -10,8 +10,10 @@ from jobcost.api.errors import Conflict, InvalidRequest
 from jobcost.models import Owner, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,
+    check_writable,
     create_unique,
     ensure_project_open,
+    ensure_same_account,
     lock,
     save_audited,
 )
@@ -25,6 +27,10 @@ TRANSITIONS: dict[str, set[str]] = {
     S.CLOSEOUT: {S.ACTIVE, S.CLOSED},
     S.CLOSED: set(),
 }
+
+
+# SPEC §8: what a project PATCH writes (contract_amount only while bid).
+WRITABLE = frozenset({"name", "number", "retainage_pct", "status", "contract_amount"})
 
 
 @transaction.atomic
@@ -41,6 +47,7 @@ def project_create(
 ) -> Project:
     """Create a project in `bid` (or `active`). Raises 400 for another initial status and
     409 `resource_already_exists` (param `number`) for a job number already used."""
+    ensure_same_account(owner, account_id, param="owner", noun="owner")
     if status not in (S.BID, S.ACTIVE):
         raise InvalidRequest("A new project starts as 'bid' or 'active'.", param="status")
     project = Project(
@@ -68,6 +75,7 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     `invalid_state_transition`."""
     project = lock(Project, project_id)
     ensure_project_open(project)
+    check_writable(changes, WRITABLE)
     new_status = changes.get("status", project.status)
     if new_status != project.status and new_status not in TRANSITIONS[project.status]:
         raise Conflict(
@@ -88,7 +96,7 @@ def project_update(*, project_id: str, changes: dict) -> Project:
             param="contract_amount",
             object_id=project.pk,
         )
-    if apply_changes(project, changes):
+    if apply_changes(project, changes, WRITABLE):
         create_unique(
             lambda: save_audited(project),
             param="number",
