@@ -1,6 +1,7 @@
 """Job-cost models. Money is BigInteger cents; percentages are Decimal(5, 2)."""
 
 from jobcost.models.accounts import Account, ApiKey, Role
+from jobcost.models.agent_actions import AgentAction, AgentActionKind, AgentActionStatus
 from jobcost.models.change_orders import (
     ChangeOrder,
     ChangeOrderKind,
@@ -8,6 +9,7 @@ from jobcost.models.change_orders import (
     ChangeOrderStatus,
 )
 from jobcost.models.commitments import Commitment, CommitmentStatus, CommitmentType
+from jobcost.models.daily_logs import DailyLog, DailyLogManpower
 from jobcost.models.idempotency import IdempotencyRecord
 from jobcost.models.invoices import Invoice, InvoiceLine, InvoiceStatus
 from jobcost.models.lien_waivers import LienWaiver, LienWaiverStatus, LienWaiverType
@@ -20,10 +22,14 @@ from jobcost.models.pay_apps import (
     PayAppStatus,
 )
 from jobcost.models.projects import BudgetLine, CostCode, CostType, Project, ProjectStatus
+from jobcost.models.rfis import Rfi, RfiStatus
 
 __all__ = [
     "CERTIFIED_STATUSES",
     "Account",
+    "AgentAction",
+    "AgentActionKind",
+    "AgentActionStatus",
     "ApiKey",
     "BudgetLine",
     "ChangeOrder",
@@ -35,6 +41,8 @@ __all__ = [
     "CommitmentType",
     "CostCode",
     "CostType",
+    "DailyLog",
+    "DailyLogManpower",
     "IdempotencyRecord",
     "Invoice",
     "InvoiceLine",
@@ -49,6 +57,8 @@ __all__ = [
     "PayAppStatus",
     "Project",
     "ProjectStatus",
+    "Rfi",
+    "RfiStatus",
     "Role",
     "Vendor",
 ]

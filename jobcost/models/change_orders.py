@@ -42,6 +42,9 @@ class ChangeOrder(TimestampedModel):
     commitment = models.ForeignKey(
         Commitment, on_delete=models.PROTECT, null=True, blank=True, related_name="change_orders"
     )
+    rfi = models.ForeignKey(
+        "jobcost.Rfi", on_delete=models.PROTECT, null=True, blank=True, related_name="change_orders"
+    )
     amount = models.BigIntegerField()
     status = models.CharField(
         max_length=16, choices=ChangeOrderStatus.choices, default=ChangeOrderStatus.DRAFT

@@ -1,0 +1,59 @@
+"""Daily logs (SPEC §8 daily_log): one per project and day, with weather, the crews on site
+(manpower rows), notes and delays."""
+
+from django.db import models
+from django.db.models import Q
+
+from jobcost.models.accounts import Account
+from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.parties import Vendor
+from jobcost.models.projects import Project
+
+
+class DailyLog(TimestampedModel):
+    """The superintendent's record of one day on one project (unique per project and date)."""
+
+    OBJECT = "daily_log"
+    COLLECTION = "daily-logs"
+    id = prefixed_id("dl")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="daily_logs")
+    date = models.DateField()
+    weather = models.CharField(max_length=200, blank=True)
+    notes = models.TextField(blank=True)
+    delays = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [list_index("dailylog_list", "account")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "date"], name="dailylog_one_per_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.date:%Y-%m-%d}"
+
+
+class DailyLogManpower(models.Model):
+    """One crew on site: `trade`, optional `vendor` (null for the contractor's own forces),
+    `headcount` (workers) and `hours` (total worker-hours, exact to 2 decimals)."""
+
+    daily_log = models.ForeignKey(DailyLog, on_delete=models.CASCADE, related_name="manpower")
+    position = models.PositiveIntegerField()
+    trade = models.CharField(max_length=100)
+    vendor = models.ForeignKey(
+        Vendor, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    headcount = models.PositiveIntegerField()
+    hours = models.DecimalField(max_digits=9, decimal_places=2)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["daily_log", "position"], name="dailylogmanpower_position_unique"
+            ),
+            models.CheckConstraint(condition=Q(hours__gte=0), name="dailylogmanpower_hours_gte_0"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.daily_log_id} #{self.position} {self.trade}"
