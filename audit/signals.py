@@ -17,16 +17,19 @@ def audited_models():
     """The models whose every write lands on the trail."""
     from jobcost.models import (
         Account,
+        AgentAction,
         ApiKey,
         BudgetLine,
         ChangeOrder,
         Commitment,
         CostCode,
+        DailyLog,
         Invoice,
         LienWaiver,
         Owner,
         PayApp,
         Project,
+        Rfi,
         Vendor,
     )
     from webhooks.models import WebhookEndpoint
@@ -45,6 +48,9 @@ def audited_models():
         Invoice,
         LienWaiver,
         PayApp,
+        Rfi,
+        DailyLog,
+        AgentAction,
     ]
 
 

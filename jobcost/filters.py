@@ -5,6 +5,9 @@ import django_filters
 
 from jobcost.api.filters import JobcostFilterSet
 from jobcost.models import (
+    AgentAction,
+    AgentActionKind,
+    AgentActionStatus,
     BudgetLine,
     ChangeOrder,
     ChangeOrderKind,
@@ -14,6 +17,7 @@ from jobcost.models import (
     CommitmentType,
     CostCode,
     CostType,
+    DailyLog,
     Invoice,
     InvoiceStatus,
     LienWaiver,
@@ -24,6 +28,8 @@ from jobcost.models import (
     PayAppStatus,
     Project,
     ProjectStatus,
+    Rfi,
+    RfiStatus,
     Vendor,
 )
 
@@ -124,4 +130,33 @@ class PayAppFilter(JobcostFilterSet):
 
     class Meta:
         model = PayApp
+        fields = []
+
+
+class RfiFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    status = django_filters.ChoiceFilter(choices=RfiStatus.choices)
+
+    class Meta:
+        model = Rfi
+        fields = []
+
+
+class DailyLogFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    date__gte = django_filters.DateFilter(field_name="date", lookup_expr="gte")
+    date__lte = django_filters.DateFilter(field_name="date", lookup_expr="lte")
+
+    class Meta:
+        model = DailyLog
+        fields = []
+
+
+class AgentActionFilter(JobcostFilterSet):
+    project = django_filters.CharFilter(field_name="project_id")
+    status = django_filters.ChoiceFilter(choices=AgentActionStatus.choices)
+    action = django_filters.ChoiceFilter(choices=AgentActionKind.choices)
+
+    class Meta:
+        model = AgentAction
         fields = []

@@ -2,13 +2,16 @@
 
 from rest_framework.routers import SimpleRouter
 
+from jobcost.views.agent_actions import AgentActionViewSet
 from jobcost.views.budgets import BudgetLineViewSet, CostCodeViewSet
 from jobcost.views.change_orders import ChangeOrderViewSet
 from jobcost.views.commitments import CommitmentViewSet
+from jobcost.views.daily_logs import DailyLogViewSet
 from jobcost.views.invoices import InvoiceViewSet, LienWaiverViewSet
 from jobcost.views.parties import OwnerViewSet, VendorViewSet
 from jobcost.views.pay_apps import PayAppViewSet
 from jobcost.views.projects import ProjectViewSet
+from jobcost.views.rfis import RfiViewSet
 from webhooks.views import EventViewSet, WebhookEndpointViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -22,6 +25,9 @@ router.register("change-orders", ChangeOrderViewSet, basename="change-orders")
 router.register("invoices", InvoiceViewSet, basename="invoices")
 router.register("lien-waivers", LienWaiverViewSet, basename="lien-waivers")
 router.register("pay-apps", PayAppViewSet, basename="pay-apps")
+router.register("rfis", RfiViewSet, basename="rfis")
+router.register("daily-logs", DailyLogViewSet, basename="daily-logs")
+router.register("agents/actions", AgentActionViewSet, basename="agent-actions")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhooks")
 router.register("events", EventViewSet, basename="events")
 

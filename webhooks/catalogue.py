@@ -52,6 +52,9 @@ RESOURCES: dict[str, tuple[str, str]] = {
     "invoice": ("invoice", "jobcost.serializers.invoices.InvoiceSerializer"),
     "lien_waiver": ("lien_waiver", "jobcost.serializers.invoices.LienWaiverSerializer"),
     "pay_app": ("pay_app", "jobcost.serializers.pay_apps.PayAppSerializer"),
+    "rfi": ("rfi", "jobcost.serializers.rfis.RfiSerializer"),
+    "daily_log": ("daily_log", "jobcost.serializers.daily_logs.DailyLogSerializer"),
+    "agent_action": ("agent_action", "jobcost.serializers.agent_actions.AgentActionSerializer"),
 }
 
 # Audit action → event verb, where they differ ("lines_updated" on a pay app is an update).

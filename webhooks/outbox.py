@@ -43,7 +43,7 @@ def on_entry_recorded(sender, entry, actor: Actor, **kwargs) -> None:
         object_id=entry.target_id,
         changes=entry.changes,
         actor=actor,
-        created=entry.action in ("created", "requested"),
+        created=entry.action in ("created", "requested", "proposed"),
     )
 
 

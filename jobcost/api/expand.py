@@ -1,6 +1,7 @@
 """`expand[]` (SPEC §4): replace ID fields with the objects, up to two levels deep.
 
-A serializer declares `expandable = {"field": "path.to.Serializer"}`; the target serializer
+A serializer declares `expandable = {"field": "path.to.Serializer"}` (the field holds one ID
+or a list of IDs); the target serializer
 names a `selector(scope)` giving the visible queryset. Each path level costs one query for
 the whole page, however many rows it has; objects the key cannot see stay as IDs.
 """
@@ -53,6 +54,15 @@ def parse_expand(params, serializer_class, *, is_list: bool) -> list[list[str]]:
     return paths
 
 
+def _ids(value) -> list[str]:
+    """The IDs an ID field holds: one, or a list of them (an RFI's `change_orders`)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [pk for pk in value if isinstance(pk, str)]
+    return []
+
+
 def expand(items: list[dict], paths: list[list[str]], serializer_class, view) -> None:
     """Expand `paths` in place on serialized `items` (dicts from `serializer_class`)."""
     grouped: dict[str, list[list[str]]] = {}
@@ -62,7 +72,7 @@ def expand(items: list[dict], paths: list[list[str]], serializer_class, view) ->
             grouped[path[0]].append(path[1:])
     for field, rest in grouped.items():
         target = _target(serializer_class, field)
-        ids = {item[field] for item in items if isinstance(item.get(field), str)}
+        ids = {pk for item in items for pk in _ids(item.get(field))}
         if not ids:
             continue
         queryset = target.selector(view.scope).filter(pk__in=ids)
@@ -76,5 +86,7 @@ def expand(items: list[dict], paths: list[list[str]], serializer_class, view) ->
             expand(list(rendered.values()), rest, target, view)
         for item in items:
             value = item.get(field)
-            if isinstance(value, str) and value in rendered:
+            if isinstance(value, list):
+                item[field] = [rendered.get(pk, pk) for pk in value]
+            elif isinstance(value, str) and value in rendered:
                 item[field] = rendered[value]

@@ -5,7 +5,7 @@ with 400 `parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 
 most two decimals, kept as `Decimal`.
 """
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -43,30 +43,21 @@ class CentsField(serializers.Field):
         return int(value)
 
 
-@extend_schema_field(
-    {
-        "type": "number",
-        "minimum": 0,
-        "maximum": 100,
-        "multipleOf": 0.01,
-        "description": "Percent from 0 to 100, at most two decimals (10 means 10 %).",
-    }
-)
-class PercentField(serializers.Field):
-    """A percentage 0–100 with at most two decimals, returned as an exact `Decimal`."""
+class ExactNumberField(serializers.Field):
+    """A JSON number from `minimum` to `maximum` with at most two decimals, returned as an
+    exact `Decimal` (never a binary float). `unit` names the range in messages."""
+
+    minimum, maximum, unit = Decimal(0), Decimal(100), "0 to 100"
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, (int, Decimal)):
             raise serializers.ValidationError(
-                f"{self.field_name} must be a number from 0 to 100.", code="invalid"
+                f"{self.field_name} must be a number from {self.unit}.", code="invalid"
             )
-        try:
-            value = Decimal(data)
-        except InvalidOperation as exc:  # pragma: no cover - int/Decimal always convert
-            raise serializers.ValidationError("invalid number", code="invalid") from exc
-        if not value.is_finite() or value < 0 or value > 100:
+        value = Decimal(data)
+        if not value.is_finite() or value < self.minimum or value > self.maximum:
             raise serializers.ValidationError(
-                f"{self.field_name} must be from 0 to 100.", code="invalid"
+                f"{self.field_name} must be from {self.unit}.", code="invalid"
             )
         if value != value.quantize(TWO_PLACES):
             raise serializers.ValidationError(
@@ -76,6 +67,34 @@ class PercentField(serializers.Field):
 
     def to_representation(self, value):
         return Decimal(value).quantize(TWO_PLACES)
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 100,
+        "multipleOf": 0.01,
+        "description": "Percent from 0 to 100, at most two decimals (10 means 10 %).",
+    }
+)
+class PercentField(ExactNumberField):
+    """A percentage 0–100 with at most two decimals (SPEC §1), as an exact `Decimal`."""
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 9999999.99,
+        "multipleOf": 0.01,
+        "description": "Worker-hours, at most two decimals.",
+    }
+)
+class HoursField(ExactNumberField):
+    """Worker-hours, 0 to 9,999,999.99 with at most two decimals, as an exact `Decimal`."""
+
+    maximum, unit = Decimal("9999999.99"), "0 to 9999999.99"
 
 
 @extend_schema_field(

@@ -43,7 +43,12 @@ ACTION_CAPABILITY: dict[str, str] = {
 }
 
 # (basename, action) → capability, where the action name alone does not decide.
-ROUTE_CAPABILITY: dict[tuple[str, str], str] = {}
+ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
+    # Closing an RFI is record keeping, not an approval (SPEC §2: create / update records).
+    ("rfis", "close"): WRITE,
+    # Proposing is its own right (SPEC §2: propose agent actions).
+    ("agent-actions", "create"): PROPOSE,
+}
 
 # Collections whose every route needs one capability (SPEC §2: webhook endpoints are the
 # admin role's alone).
@@ -68,7 +73,8 @@ def capability_for(basename: str, action: str) -> str:
 def authorize(*, role: str, restricted: bool, basename: str, action: str) -> None:
     """Raise 403 unless a key of `role` may call the route.
 
-    Agent keys on an approve/reject/void/execute/close/mark-paid route get
+    Agent keys on an approve/reject/void/execute/close/mark-paid route (including approving
+    or rejecting agent actions) get
     `agent_cannot_approve`; everything else refused gets `role_forbidden`.
     """
     capability = capability_for(basename, action)

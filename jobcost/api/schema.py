@@ -226,6 +226,15 @@ class JobcostAutoSchema(AutoSchema):
                 continue
             target = import_string(spec) if isinstance(spec, str) else spec
             component = self.resolve_serializer(target, "response")
+            if prop.get("type") == "array":
+                schema["properties"][field] = {
+                    "type": "array",
+                    "items": {"anyOf": [{"type": "string"}, component.ref]},
+                    "readOnly": True,
+                    "description": f"IDs of {target.object_name} objects, or the objects when "
+                    f"`expand[]` names `{field}`.",
+                }
+                continue
             id_schema = {"type": "string", "description": f"The {field} ID."}
             if prop.get("nullable"):
                 id_schema["nullable"] = True

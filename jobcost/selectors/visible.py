@@ -20,16 +20,19 @@ from django.db.models.functions import Coalesce
 from jobcost.api.scope import Scope
 from jobcost.models import (
     CERTIFIED_STATUSES,
+    AgentAction,
     BudgetLine,
     ChangeOrder,
     Commitment,
     CostCode,
+    DailyLog,
     Invoice,
     LienWaiver,
     LienWaiverStatus,
     Owner,
     PayApp,
     Project,
+    Rfi,
     Vendor,
 )
 from jobcost.selectors.rollups import projected_cost_expr
@@ -153,3 +156,23 @@ def pay_app_list(scope: Scope) -> QuerySet[PayApp]:
             )
         )
     )
+
+
+def rfi_list(scope: Scope) -> QuerySet[Rfi]:
+    """RFIs with the IDs of the change orders that link to them (two queries a page)."""
+    return scope.filter(Rfi.objects.all()).prefetch_related(
+        Prefetch(
+            "change_orders",
+            queryset=ChangeOrder.objects.only("id", "rfi_id", "created_at").order_by(
+                "created_at", "id"
+            ),
+        )
+    )
+
+
+def daily_log_list(scope: Scope) -> QuerySet[DailyLog]:
+    return scope.filter(DailyLog.objects.all()).prefetch_related("manpower")
+
+
+def agent_action_list(scope: Scope) -> QuerySet[AgentAction]:
+    return scope.filter(AgentAction.objects.all())

@@ -6,7 +6,7 @@ from jobcost.api.fields import CentsField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import ChangeOrderKind, ChangeOrderStatus
 from jobcost.selectors import visible
-from jobcost.serializers.refs import commitment_ref, cost_code_ref, project_ref
+from jobcost.serializers.refs import commitment_ref, cost_code_ref, project_ref, rfi_ref
 
 
 class ChangeOrderLineSerializer(serializers.Serializer):
@@ -23,6 +23,7 @@ class ChangeOrderSerializer(ResourceSerializer):
         "project": "jobcost.serializers.projects.ProjectSerializer",
         "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
         "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
+        "rfi": "jobcost.serializers.rfis.RfiSerializer",
     }
 
     project = serializers.CharField(source="project_id")
@@ -31,6 +32,7 @@ class ChangeOrderSerializer(ResourceSerializer):
     description = serializers.CharField(allow_blank=True)
     kind = serializers.ChoiceField(choices=ChangeOrderKind.choices)
     commitment = serializers.CharField(source="commitment_id", allow_null=True)
+    rfi = serializers.CharField(source="rfi_id", allow_null=True)
     currency = serializers.CharField(read_only=True)
     amount = CentsField(allow_negative=True)
     lines = ChangeOrderLineSerializer(many=True)
@@ -57,6 +59,7 @@ class ChangeOrderCreateSerializer(InputSerializer):
     project = project_ref()
     kind = serializers.ChoiceField(choices=ChangeOrderKind.choices)
     commitment = commitment_ref(required=False, allow_null=True)
+    rfi = rfi_ref(required=False, allow_null=True)
     title = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
@@ -69,6 +72,7 @@ class ChangeOrderUpdateSerializer(InputSerializer):
     title = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
+    rfi = rfi_ref(required=False, allow_null=True)
     amount = CentsField(allow_negative=True, required=False)
     lines = IndexedListField(
         child=ChangeOrderLineInputSerializer(), allow_empty=False, required=False

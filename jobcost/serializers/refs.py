@@ -1,7 +1,17 @@
 """Resolvers for body references: the object by ID, within the key's visibility."""
 
 from jobcost.api.fields import RefField
-from jobcost.models import Commitment, CostCode, Invoice, Owner, PayApp, Project, Vendor
+from jobcost.models import (
+    BudgetLine,
+    Commitment,
+    CostCode,
+    Invoice,
+    Owner,
+    PayApp,
+    Project,
+    Rfi,
+    Vendor,
+)
 
 
 def _resolver(model, project_field):
@@ -37,3 +47,11 @@ def invoice_ref(**kwargs) -> RefField:
 
 def pay_app_ref(**kwargs) -> RefField:
     return RefField(prefix="pa", resolver=_resolver(PayApp, "project"), **kwargs)
+
+
+def rfi_ref(**kwargs) -> RefField:
+    return RefField(prefix="rfi", resolver=_resolver(Rfi, "project"), **kwargs)
+
+
+def budget_line_ref(**kwargs) -> RefField:
+    return RefField(prefix="bl", resolver=_resolver(BudgetLine, "project"), **kwargs)

@@ -26,6 +26,7 @@ from jobcost.models import (
     PayApp,
     PayAppStatus,
     Project,
+    Rfi,
 )
 from jobcost.services.common import (
     check_writable,
@@ -100,6 +101,11 @@ def _refuse_digits_only(number: str) -> None:
         )
 
 
+def _check_rfi(project: Project, rfi: Rfi | None) -> None:
+    if rfi is not None and rfi.project_id != project.pk:
+        raise InvalidRequest("The RFI belongs to another project.", param="rfi")
+
+
 def _next_number(project_id: str, kind: str) -> str:
     taken = set(ChangeOrder.objects.filter(project_id=project_id).values_list("number", flat=True))
     return next_number(taken, PREFIX[kind])
@@ -116,10 +122,13 @@ def change_order_create(
     commitment: Commitment | None = None,
     number: str | None = None,
     description: str = "",
+    rfi: Rfi | None = None,
 ) -> ChangeOrder:
     """Create a draft change order (cents; negative is deductive). A `commitment` kind needs
-    a commitment of the project (400 param `commitment`); an `owner` kind takes none."""
+    a commitment of the project (400 param `commitment`); an `owner` kind takes none. `rfi`
+    (optional) is the RFI that led to it, of the same project (400 param `rfi`)."""
     project = lock_open_project(project.pk)
+    _check_rfi(project, rfi)
     if kind == ChangeOrderKind.COMMITMENT:
         if commitment is None:
             raise InvalidRequest(
@@ -150,6 +159,7 @@ def change_order_create(
         description=description,
         kind=kind,
         commitment=commitment,
+        rfi=rfi,
         amount=amount,
     )
     change_order._audit_extra = {"lines": {"before": None, "after": _lines_audit(lines)}}
@@ -161,14 +171,17 @@ def change_order_create(
 
 @transaction.atomic
 def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
-    """Edit a draft: `title`, `description`, `number`, `amount` and `lines` (which must
-    still sum to the amount). Not draft → 409 `invalid_state_transition`."""
+    """Edit a draft: `title`, `description`, `number`, `rfi` (an Rfi or None), `amount` and
+    `lines` (which must still sum to the amount). Not draft → 409 `invalid_state_transition`."""
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     if change_order.status != S.DRAFT:
         raise not_allowed(change_order, "edit")
-    check_writable(changes, frozenset({"title", "description", "number", "amount", "lines"}))
+    check_writable(changes, frozenset({"title", "description", "number", "rfi", "amount", "lines"}))
+    changes = dict(changes)
     lines = changes.pop("lines", None)
+    if "rfi" in changes:
+        _check_rfi(project, changes["rfi"])
     if "number" in changes and changes["number"] != change_order.number:
         _refuse_digits_only(changes["number"])
         clash = ChangeOrder.objects.filter(project=project, number=changes["number"])

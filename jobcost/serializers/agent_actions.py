@@ -1,0 +1,90 @@
+"""Agent action shape (SPEC §8 agent_action)."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.models import AgentActionKind, AgentActionStatus
+from jobcost.selectors import visible
+from jobcost.serializers.refs import project_ref
+
+ACTOR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": ["api_key", "user", "system"]},
+        "id": {"type": "string", "nullable": True},
+        "role": {"type": "string", "nullable": True},
+    },
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "nullable": True,
+    "description": "The error approval hit (SPEC §3 error object); null unless `failed`.",
+    "properties": {
+        name: {"type": "string", "nullable": name in ("param", "object", "request_id")}
+        for name in ("type", "code", "message", "param", "object", "request_id")
+    },
+}
+
+
+@extend_schema_field(ACTOR_SCHEMA)
+class ActorField(serializers.JSONField):
+    """Who proposed or decided: {type, id, role}, as on the audit trail."""
+
+
+@extend_schema_field(ERROR_SCHEMA)
+class FailureField(serializers.JSONField):
+    """The error object of a failed approval."""
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "The body the real endpoint takes (see `action`).",
+    }
+)
+class PayloadField(serializers.JSONField):
+    """A JSON object: the body of the endpoint the action stands for."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("payload must be a JSON object.", code="invalid")
+        return super().to_internal_value(data)
+
+
+class AgentActionSerializer(ResourceSerializer):
+    object_name, collection = "agent_action", "agents/actions"
+    selector = staticmethod(visible.agent_action_list)
+    expandable = {"project": "jobcost.serializers.projects.ProjectSerializer"}
+
+    project = serializers.CharField(source="project_id")
+    action = serializers.ChoiceField(choices=AgentActionKind.choices)
+    target = serializers.CharField(allow_null=True)
+    payload = PayloadField()
+    rationale = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=AgentActionStatus.choices, read_only=True)
+    result = serializers.CharField(read_only=True, allow_null=True)
+    failure = FailureField(read_only=True, allow_null=True)
+    proposed_by = ActorField(read_only=True)
+    decided_by = ActorField(read_only=True, allow_null=True)
+    decided_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    rejection_reason = serializers.CharField(read_only=True, allow_blank=True)
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["target"] = instance.target or None
+        data["result"] = instance.result or None
+        return data
+
+
+class AgentActionCreateSerializer(InputSerializer):
+    """A proposal: `target` for `invoice.code` and `budget.update`, none for creates;
+    `project` is optional (taken from the target or the payload, and must match)."""
+
+    output = AgentActionSerializer
+    action = serializers.ChoiceField(choices=AgentActionKind.choices)
+    target = serializers.CharField(max_length=40, required=False, allow_null=True)
+    payload = PayloadField()
+    rationale = serializers.CharField(required=False, allow_blank=True)
+    project = project_ref(required=False)
