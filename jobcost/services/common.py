@@ -134,8 +134,9 @@ def transition(
 
 
 def next_number(taken: set[str], prefix: str) -> str:
-    """The first free `<prefix>-nnn` (`SC-001`, `CO-002`, …) among a project's numbers;
-    callers hold the project's row lock, so two creates never pick the same one."""
+    """The next `<prefix>-nnn` (`SC-001`, `CO-002`, …): one past the count of the project's
+    numbers with that prefix, skipping any taken, so numbers keep rising after a custom one.
+    Callers hold the project's row lock, so two creates never pick the same one."""
     n = 1 + sum(1 for t in taken if t.startswith(prefix + "-"))
     while f"{prefix}-{n:03d}" in taken:
         n += 1

@@ -8,11 +8,14 @@ from decimal import Decimal
 
 from audit.models import AuditEntry
 from jobcost.models import (
+    AgentAction,
     BudgetLine,
     ChangeOrder,
     ChangeOrderLine,
     Commitment,
     CostCode,
+    DailyLog,
+    DailyLogManpower,
     Invoice,
     InvoiceLine,
     LienWaiver,
@@ -20,6 +23,7 @@ from jobcost.models import (
     PayApp,
     PayAppLine,
     Project,
+    Rfi,
     Vendor,
 )
 
@@ -37,6 +41,10 @@ DOMAIN_MODELS = (
     LienWaiver,
     PayApp,
     PayAppLine,
+    Rfi,
+    DailyLog,
+    DailyLogManpower,
+    AgentAction,
 )
 
 

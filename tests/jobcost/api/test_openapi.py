@@ -28,9 +28,24 @@ from drf_spectacular.views import SpectacularAPIView
 from jobcost.api import policy
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.schema import expandable_paths
-from jobcost.models import CommitmentStatus, CommitmentType, CostType, ProjectStatus, Role
+from jobcost.models import (
+    AgentActionKind,
+    AgentActionStatus,
+    CommitmentStatus,
+    CommitmentType,
+    CostType,
+    ProjectStatus,
+    RfiStatus,
+    Role,
+)
 from tests.conftest import error_of
-from tests.factories import CostCodeFactory, OwnerFactory, ProjectFactory, VendorFactory
+from tests.factories import (
+    CostCodeFactory,
+    OwnerFactory,
+    ProjectFactory,
+    VendorFactory,
+    make_job,
+)
 from tests.webhooks.support import PUBLIC_URL
 from webhooks.catalogue import CATALOGUE
 from webhooks.delivery import attempt
@@ -137,13 +152,18 @@ def test_operation_ids_are_unique_and_named_for_the_route(schema):
     for path, method, operation in _operations(schema):
         _view, action = ROUTES[path, method]
         action = "update" if action == "partial_update" else action
-        basename = path.split("/")[2].replace("-", "_")
-        assert operation["operationId"] == f"{basename}_{action}"
+        assert operation["operationId"] == f"{_basename(path).replace('-', '_')}_{action}"
+
+
+def _basename(path: str) -> str:
+    """The router basename of a path: its collection (`/v1/agents/actions` → agent-actions)."""
+    collection = path.split("/")[2]
+    return "agent-actions" if collection == "agents" else collection
 
 
 def _capability(path: str, method: str) -> str:
     _view, action = ROUTES[path, method]
-    return policy.capability_for(path.split("/")[2], action)
+    return policy.capability_for(_basename(path), action)
 
 
 def test_every_operation_documents_version_header_and_error_envelope(schema):
@@ -299,7 +319,8 @@ def test_field_types_money_percent_enums_and_read_only(schema):
         for name, field in serializer_class().fields.items():
             prop = component["properties"][name]
             if name in serializer_class.expandable:
-                assert prop["anyOf"][0]["type"] == "string"
+                ids = prop["items"] if prop.get("type") == "array" else prop
+                assert ids["anyOf"][0]["type"] == "string"
                 continue
             if isinstance(field, CentsField):
                 assert (prop["type"], prop["format"]) == ("integer", "int64"), name
@@ -330,6 +351,9 @@ def test_field_types_money_percent_enums_and_read_only(schema):
     assert enum_of("WebhookEndpoint", "status") == EndpointStatus.values
     assert enum_of("WebhookDelivery", "status") == DeliveryStatus.values
     assert enum_of("Event", "type") == sorted(CATALOGUE)
+    assert enum_of("Rfi", "status") == RfiStatus.values
+    assert enum_of("AgentAction", "status") == AgentActionStatus.values
+    assert enum_of("AgentAction", "action") == AgentActionKind.values
     actor = components["AuditEntry"]["properties"]["actor"]["properties"]
     assert set(Role.values) < set(actor["role"]["enum"])
 
@@ -649,3 +673,97 @@ def test_docs_serve_swagger_ui_from_local_static_files_without_a_key(client):
         assert url.startswith(static + "drf_spectacular_sidecar/"), url
         assert finders.find(url.removeprefix(static)), f"{url} is not a local static file"
     assert "cdn.jsdelivr" not in html and "unpkg.com" not in html
+
+
+def test_rfi_daily_log_and_agent_action_responses_match_the_schema(make_api, account, check):
+    job = make_job(account)
+    api = make_api(account, "manager")
+    agent = make_api(account, "agent")
+    project, code = job.project.pk, job.codes["03-000"].pk
+    rfi = check(
+        api.post("/v1/rfis", {"project": project, "subject": "Footing", "question": "Depth?"}),
+        "/v1/rfis",
+        "post",
+        201,
+    )
+    change_order = {
+        "project": project,
+        "kind": "owner",
+        "title": "Deeper footings",
+        "rfi": rfi["id"],
+        "amount": 5_000_00,
+        "lines": [{"cost_code": code, "amount": 5_000_00}],
+    }
+    co = check(api.post("/v1/change-orders", change_order), "/v1/change-orders", "post", 201)
+    assert co["rfi"] == rfi["id"]
+    path = f"/v1/rfis/{rfi['id']}"
+    answered = check(api.patch(path, {"answer": "1.2 m"}), "/v1/rfis/{id}", "patch", 200)
+    assert answered["status"] == "answered"
+    expanded = check(api.get(path, {"expand[]": "change_orders"}), "/v1/rfis/{id}", "get", 200)
+    assert [c["id"] for c in expanded["change_orders"]] == [co["id"]]
+    check(
+        api.get(f"/v1/change-orders/{co['id']}", {"expand[]": "rfi"}),
+        "/v1/change-orders/{id}",
+        "get",
+        200,
+    )
+    check(api.get("/v1/rfis", {"expand[]": "data.change_orders"}), "/v1/rfis", "get", 200)
+    check(api.post(f"{path}/close", {}), "/v1/rfis/{id}/close", "post", 200)
+    check(api.get(f"{path}/audit"), "/v1/rfis/{id}/audit", "get", 200)
+
+    log_body = {
+        "project": project,
+        "date": "2026-11-02",
+        "weather": "Rain, 48°F",
+        "manpower": [{"trade": "Concrete", "vendor": job.vendor.pk, "headcount": 4, "hours": 30.5}],
+    }
+    log = check(api.post("/v1/daily-logs", log_body), "/v1/daily-logs", "post", 201)
+    assert log["total_hours"] == 30.5
+    log_path = f"/v1/daily-logs/{log['id']}"
+    check(api.patch(log_path, {"delays": "Rain"}), "/v1/daily-logs/{id}", "patch", 200)
+    check(api.get(log_path), "/v1/daily-logs/{id}", "get", 200)
+    check(api.get("/v1/daily-logs", {"date[gte]": "2026-11-01"}), "/v1/daily-logs", "get", 200)
+    duplicate = api.post("/v1/daily-logs", log_body)
+    check(duplicate, "/v1/daily-logs", "post", 409)
+
+    proposal = {
+        "action": "rfi.create",
+        "payload": {"project": project, "subject": "Rebar", "question": "Lap length?"},
+        "rationale": "Drawings disagree.",
+    }
+    action = check(agent.post("/v1/agents/actions", proposal), "/v1/agents/actions", "post", 201)
+    assert action["target"] is None and action["proposed_by"]["role"] == "agent"
+    action_path = f"/v1/agents/actions/{action['id']}"
+    approved = check(
+        api.post(f"{action_path}/approve", {}), "/v1/agents/actions/{id}/approve", "post", 200
+    )
+    assert approved["status"] == "approved" and approved["result"].startswith("rfi_")
+    mismatched = {**change_order, "amount": 1_00, "rfi": None}
+    failing = agent.post(
+        "/v1/agents/actions", {"action": "change_order.create", "payload": mismatched}
+    )
+    failed = check(
+        api.post(f"/v1/agents/actions/{failing.json()['id']}/approve", {}),
+        "/v1/agents/actions/{id}/approve",
+        "post",
+        200,
+    )
+    assert failed["status"] == "failed"
+    assert (failed["failure"]["code"], failed["failure"]["param"]) == (
+        "lines_sum_mismatch",
+        "payload.lines",
+    )
+    second = agent.post("/v1/agents/actions", proposal).json()
+    rejected = check(
+        api.post(f"/v1/agents/actions/{second['id']}/reject", {"reason": "Duplicate"}),
+        "/v1/agents/actions/{id}/reject",
+        "post",
+        200,
+    )
+    assert rejected["rejection_reason"] == "Duplicate"
+    check(api.get(action_path), "/v1/agents/actions/{id}", "get", 200)
+    check(api.get("/v1/agents/actions", {"status": "approved"}), "/v1/agents/actions", "get", 200)
+    check(api.get(f"{action_path}/audit"), "/v1/agents/actions/{id}/audit", "get", 200)
+    refused = agent.post(f"{action_path}/approve", {})
+    check(refused, "/v1/agents/actions/{id}/approve", "post", 403)
+    assert error_of(refused)["code"] == "agent_cannot_approve"

@@ -5,9 +5,13 @@ entry, webhook endpoint, event or delivery."""
 
 import pytest
 
+from jobcost.api.scope import Scope
 from jobcost.models import BudgetLine
+from jobcost.services.agent_actions import agent_action_propose
+from jobcost.services.daily_logs import daily_log_create
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
+from jobcost.services.rfis import rfi_create
 from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import (
@@ -53,6 +57,13 @@ def _job(account):
             through_date=invoice.invoice_date,
         ),
         "pay-apps": make_pay_app(project, "2026-11-01", "2026-11-30"),
+        "rfis": rfi_create(project=project, subject="Footing depth", question="How deep?"),
+        "daily-logs": daily_log_create(project=project, date=invoice.invoice_date),
+        "agents/actions": agent_action_propose(
+            scope=Scope(account.pk),
+            action="rfi.create",
+            payload={"project": project.pk, "subject": "S", "question": "Q"},
+        ),
     }
 
 
@@ -77,11 +88,16 @@ COLLECTIONS = [
     "invoices",
     "lien-waivers",
     "pay-apps",
+    "rfis",
+    "daily-logs",
+    "agents/actions",
     "webhooks",
     "events",
 ]
+# URL name prefix of a collection whose path is not its name.
+URL_NAMES = {"agents/actions": "agent-actions"}
 AUDITED = [c for c in COLLECTIONS if c != "events"]
-PATCHABLE = [c for c in COLLECTIONS if c != "events"]
+PATCHABLE = [c for c in COLLECTIONS if c not in ("events", "agents/actions")]
 PATCH_BODIES = {
     "owners": {"name": "Hijacked"},
     "vendors": {"name": "Hijacked"},
@@ -93,6 +109,8 @@ PATCH_BODIES = {
     "invoices": {"number": "Hijacked"},
     "lien-waivers": {"document_url": "https://example.com/hijacked.pdf"},
     "pay-apps": {"retainage_pct": 5},
+    "rfis": {"answer": "Hijacked"},
+    "daily-logs": {"notes": "Hijacked"},
     "webhooks": {"description": "Hijacked"},
 }
 # The actions under /{id}/ of each collection, beyond retrieve, PATCH and audit.
@@ -112,6 +130,8 @@ ACTIONS = {
         ("reject", "post"),
         ("mark-paid", "post"),
     ],
+    "rfis": [("close", "post")],
+    "agents/actions": [("approve", "post"), ("reject", "post")],
     "webhooks": [("rotate-secret", "post"), ("deliveries", "get")],
 }
 # Routes with a second ID or another method: (collection, suffix, method, URL name).
@@ -131,9 +151,13 @@ DETAIL_ROUTES = (
 
 def test_every_route_of_the_router_is_covered():
     names = {p.name for p in urlpatterns}
-    covered = {f"{c}-list" for c in COLLECTIONS} | {f"{c}-detail" for c in COLLECTIONS}
-    covered |= {f"{c}-audit" for c in AUDITED}
-    covered |= {f"{c}-{verb}" for c, verbs in ACTIONS.items() for verb, _ in verbs}
+
+    def name(c: str) -> str:
+        return URL_NAMES.get(c, c)
+
+    covered = {f"{name(c)}-list" for c in COLLECTIONS} | {f"{name(c)}-detail" for c in COLLECTIONS}
+    covered |= {f"{name(c)}-audit" for c in AUDITED}
+    covered |= {f"{name(c)}-{verb}" for c, verbs in ACTIONS.items() for verb, _ in verbs}
     covered |= {name for *_route, name in OTHER_ROUTES if name}
     assert names == covered
 
@@ -268,6 +292,53 @@ BODY_REFERENCES = {
         "cost_code",
     ),
 }
+
+
+BODY_REFERENCES.update(
+    {
+        "rfi.project": lambda m, t: (
+            "post",
+            "/v1/rfis",
+            {"project": t["projects"].pk, "subject": "S", "question": "Q"},
+            "project",
+        ),
+        "change_order.rfi": lambda m, t: (
+            "patch",
+            f"/v1/change-orders/{m['change-orders'].pk}",
+            {"rfi": t["rfis"].pk},
+            "rfi",
+        ),
+        "daily_log.manpower.vendor": lambda m, t: (
+            "post",
+            "/v1/daily-logs",
+            {
+                "project": m["projects"].pk,
+                "date": "2026-01-05",
+                "manpower": [{"trade": "T", "vendor": t["vendors"].pk, "headcount": 1, "hours": 8}],
+            },
+            "manpower[0].vendor",
+        ),
+        "agent_action.target": lambda m, t: (
+            "post",
+            "/v1/agents/actions",
+            {
+                "action": "invoice.code",
+                "target": t["invoices"].pk,
+                "payload": {"lines": [{"cost_code": m["cost-codes"].pk, "amount": 1_000}]},
+            },
+            "target",
+        ),
+        "agent_action.payload.project": lambda m, t: (
+            "post",
+            "/v1/agents/actions",
+            {
+                "action": "rfi.create",
+                "payload": {"project": t["projects"].pk, "subject": "S", "question": "Q"},
+            },
+            "payload.project",
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize("case", sorted(BODY_REFERENCES))
