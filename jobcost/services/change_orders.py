@@ -172,10 +172,13 @@ def change_order_create(
 @transaction.atomic
 def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     """Edit a draft: `title`, `description`, `number`, `rfi` (an Rfi or None), `amount` and
-    `lines` (which must still sum to the amount). Not draft → 409 `invalid_state_transition`."""
+    `lines` (which must still sum to the amount). Not draft → 409 `invalid_state_transition`,
+    except for `rfi` alone: the link to the RFI behind a change order is a cross-reference,
+    not a term of it, so it can be set in any status but void."""
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
-    if change_order.status != S.DRAFT:
+    link_only = set(changes) == {"rfi"} and change_order.status != S.VOID
+    if change_order.status != S.DRAFT and not link_only:
         raise not_allowed(change_order, "edit")
     check_writable(changes, frozenset({"title", "description", "number", "rfi", "amount", "lines"}))
     changes = dict(changes)

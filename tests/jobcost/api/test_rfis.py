@@ -483,13 +483,23 @@ def test_change_order_cannot_name_an_rfi_of_another_account(api, job, make_api):
     assert ChangeOrder.objects.count() == 0
 
 
-def test_a_submitted_change_order_keeps_its_rfi(api, job):
+def test_the_rfi_link_can_change_after_draft_but_nothing_else_can(api, job):
+    """The RFI behind a change order is a cross-reference: it may be set on a pending or
+    approved change order (CO-003 in the demo is linked while pending); its terms may not."""
     rfi = new_rfi(api, job.project)
-    co = api.post("/v1/change-orders", owner_co_body(job, rfi=rfi["id"])).json()
+    co = api.post("/v1/change-orders", owner_co_body(job)).json()
     api.post(f"/v1/change-orders/{co['id']}/submit")
-    refused = api.patch(f"/v1/change-orders/{co['id']}", {"rfi": None})
+    linked = api.patch(f"/v1/change-orders/{co['id']}", {"rfi": rfi["id"]})
+    assert linked.status_code == 200, linked.content
+    assert linked.json()["rfi"] == rfi["id"] and linked.json()["status"] == "pending"
+    assert api.get(f"/v1/rfis/{rfi['id']}").json()["change_orders"] == [co["id"]]
+    refused = api.patch(f"/v1/change-orders/{co['id']}", {"rfi": None, "title": "Renamed"})
     assert refused.status_code == 409
     assert error_of(refused)["code"] == "invalid_state_transition"
+    assert ChangeOrder.objects.get(pk=co["id"]).rfi_id == rfi["id"]
+    api.post(f"/v1/change-orders/{co['id']}/void")
+    void = api.patch(f"/v1/change-orders/{co['id']}", {"rfi": None})
+    assert void.status_code == 409
     assert ChangeOrder.objects.get(pk=co["id"]).rfi_id == rfi["id"]
 
 
