@@ -5,25 +5,38 @@ cost codes with their scheduled values and original budgets (which lock when the
 leaves `bid`); the project moved to `active`; then the buyout, each subcontract or purchase
 order created as a draft and most of them executed (which adds them to the budgets'
 `committed`). Then the job in progress (`progress_loader`): three billing periods of change
-orders, invoices, lien waivers and pay apps.
+orders, invoices, lien waivers and pay apps; and its field records (`field_records_loader`):
+the RFIs (asked before the periods, so each change order names its RFI), the daily logs of
+November's first three weeks and the agent's pending proposals.
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 
 from audit.context import SYSTEM, acting_as
 from jobcost.demo import school_addition as data
+from jobcost.demo.field_records_loader import (
+    demo_field_records_load,
+    demo_rfis_load,
+    field_records_are_blank,
+)
 from jobcost.demo.progress_loader import demo_progress_load, progress_is_blank
 from jobcost.models import (
     Account,
+    AgentAction,
+    AgentActionStatus,
     BudgetLine,
     ChangeOrderStatus,
     CommitmentStatus,
     CostCode,
+    DailyLog,
+    DailyLogManpower,
     Invoice,
     InvoiceStatus,
     LienWaiver,
@@ -32,6 +45,8 @@ from jobcost.models import (
     PayApp,
     Project,
     ProjectStatus,
+    Rfi,
+    RfiStatus,
     Vendor,
 )
 from jobcost.selectors.projects import project_rollup
@@ -72,20 +87,23 @@ def _vendor(account: Account, row: data.VendorRow) -> Vendor:
 @dataclass(frozen=True)
 class DemoLoad:
     """What `demo_job_load` did: `setup` the account, parties, project, cost codes and
-    buyout; `progress` the three billing periods."""
+    buyout; `progress` the three billing periods; `field` the RFIs, daily logs and agent
+    proposals."""
 
     project: Project
     setup: bool
     progress: bool
+    field: bool = False
 
 
 @transaction.atomic
 def demo_job_load() -> DemoLoad:
     """Load the demo job unless it is there. Idempotent: when the account "Demo Builders"
-    already has project 2026-014 its setup is not touched, and the billing periods are only
-    played onto it while it has no pay app, change order, invoice or lien waiver (so a
-    database seeded before the money flow existed is brought up to date, and a second run
-    writes nothing). Owners and vendors of the same name in that account are reused rather
+    already has project 2026-014 its setup is not touched; the billing periods are only
+    played onto it while it has no pay app, change order, invoice or lien waiver, and the
+    field records only while it has no RFI, daily log or agent action (so a database seeded
+    before either existed is brought up to date, and a second run writes nothing). Owners and
+    vendors of the same name in that account, and the demo's agent key, are reused rather
     than duplicated. One transaction: a failure leaves nothing behind."""
     project = demo_project_find()
     setup = project is None
@@ -93,9 +111,14 @@ def demo_job_load() -> DemoLoad:
         if setup:
             project = demo_setup_load()
         progress = progress_is_blank(project)
+        field = field_records_are_blank(project)
+        if field:
+            demo_rfis_load(project)
         if progress:
             demo_progress_load(project)
-    return DemoLoad(project=project, setup=setup, progress=progress)
+        if field:
+            demo_field_records_load(project)
+    return DemoLoad(project=project, setup=setup, progress=progress, field=field)
 
 
 def demo_setup_load() -> Project:
@@ -154,6 +177,13 @@ class DemoSummary:
     pay_apps: list[tuple[int, str]]
     waivers_open: int
     rollup: ProjectRollup
+    rfis: dict[str, int]
+    daily_logs: int
+    first_log: datetime.date | None
+    last_log: datetime.date | None
+    worker_hours: Decimal
+    proposals: int
+    proposed_by: list[str]
 
 
 def _by_status(queryset, statuses) -> dict[str, int]:
@@ -169,6 +199,14 @@ def demo_job_summary(project: Project) -> DemoSummary:
     )
     budget = BudgetLine.objects.filter(project=project).aggregate(
         original=Sum("original_amount"), committed=Sum("committed")
+    )
+    logs = DailyLog.objects.filter(project=project).aggregate(
+        n=Count("id"), first=Min("date"), last=Max("date")
+    )
+    proposed = list(
+        AgentAction.objects.filter(project=project, status=AgentActionStatus.PROPOSED).values_list(
+            "proposed_by", flat=True
+        )
     )
     commitments = project.commitments.aggregate(
         executed=Count("id", filter=Q(status=CommitmentStatus.EXECUTED)),
@@ -193,4 +231,14 @@ def demo_job_summary(project: Project) -> DemoSummary:
         .exclude(status=LienWaiverStatus.RECEIVED)
         .count(),
         rollup=project_rollup(with_rollups(Project.objects.filter(pk=project.pk)).get()),
+        rfis=_by_status(Rfi.objects.filter(project=project), RfiStatus),
+        daily_logs=logs["n"],
+        first_log=logs["first"],
+        last_log=logs["last"],
+        worker_hours=DailyLogManpower.objects.filter(daily_log__project=project).aggregate(
+            hours=Sum("hours")
+        )["hours"]
+        or Decimal(0),
+        proposals=len(proposed),
+        proposed_by=sorted({f"{a['id'] or a['type']} ({a['role']})" for a in proposed}),
     )

@@ -12,7 +12,8 @@ earthwork and the first footings; in October the owner added storm drainage at t
 pay app #2 went in with the override for one waiver that arrived a week late; in November the
 entry canopy was deleted (CO-002, with the steel deduction CCO-002), rock was hit at the north
 footings (CO-003, pending), and pay app #3 is a draft with the month's work entered and three
-vendors' waivers still missing.
+vendors' waivers still missing. Each change order names the RFI that led to it (RFI-002,
+RFI-003 and RFI-004 of `field_records`).
 
 Billing tracks cost-to-cost progress: each cost code's cumulative billed value is about its
 scheduled value × (its actual cost / its revised budget), rounded to $100, the subs' stored
@@ -57,7 +58,7 @@ class ChangeOrderLineRow:
 class ChangeOrderRow:
     """An owner change order (numbered CO-nnn) or a commitment change order (CCO-nnn) on
     the commitment of cost code `commitment_code`. `final` is `approved` or `pending`.
-    `rfi` names the RFI it will be linked to once RFIs exist (issue 5); not loaded yet."""
+    `rfi` is the number of the RFI that led to it (`field_records.RFIS`)."""
 
     number: str
     kind: str
@@ -117,14 +118,14 @@ STORM_DRAINAGE = ChangeOrderRow(
     "basins and a connection to the street main along the north parking lot.",
     (ChangeOrderLineRow("31-200", "Storm drain pipe, catch basins, trench and backfill",
                         4_850_000, 4_365_000),),
-    final="approved",
+    final="approved", rfi="RFI-002",
 )  # fmt: skip
 STORM_DRAINAGE_SUB = ChangeOrderRow(
     "CCO-001", COMMITMENT, "Storm drainage at north lot",
     "Cascade Site Works' price for the CO-001 scope, added to its earthwork subcontract.",
     (ChangeOrderLineRow("31-200", "18-inch RCP, 3 catch basins, street connection",
                         4_280_000, 4_280_000),),
-    final="approved", commitment_code="31-200",
+    final="approved", commitment_code="31-200", rfi="RFI-002",
 )  # fmt: skip
 CANOPY_DELETED = ChangeOrderRow(
     "CO-002", OWNER, "Deleted canopy at entry",
@@ -132,13 +133,13 @@ CANOPY_DELETED = ChangeOrderRow(
     "(value engineering agreed with the district).",
     (ChangeOrderLineRow("05-120", "Entry canopy framing and decking, deleted",
                         -1_200_000, -1_080_000),),
-    final="approved",
+    final="approved", rfi="RFI-003",
 )  # fmt: skip
 CANOPY_DELETED_SUB = ChangeOrderRow(
     "CCO-002", COMMITMENT, "Delete entry canopy framing",
     "Deductive change to Ironline Steel Erectors' subcontract for the CO-002 scope.",
     (ChangeOrderLineRow("05-120", "Entry canopy framing, deleted", -1_050_000, -1_050_000),),
-    final="approved", commitment_code="05-120",
+    final="approved", commitment_code="05-120", rfi="RFI-003",
 )  # fmt: skip
 ROCK_EXCAVATION = ChangeOrderRow(
     "CO-003", OWNER, "Unforeseen rock excavation",
@@ -146,8 +147,7 @@ ROCK_EXCAVATION = ChangeOrderRow(
     "breaking and removal, time and materials not to exceed. Awaiting the district's answer.",
     (ChangeOrderLineRow("31-200", "Rock breaking and haul-off at north footings",
                         3_675_000, 3_300_000),),
-    final="pending",
-    rfi="RFI-004 Rock at north footings (link once RFIs exist, issue 5)",
+    final="pending", rfi="RFI-004",
 )  # fmt: skip
 
 # General conditions are billed by the month, temporary facilities front-loaded with

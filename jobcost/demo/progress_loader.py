@@ -1,13 +1,14 @@
 """Play the demo job's three billing periods (`jobcost.demo.progress`) through the services.
 
-Period by period, as the accountant would: create the pay app's draft; create, submit and
-approve the period's change orders (an owner one lands on that draft as its G703 row) or leave
-one pending; receive the vendor invoices, code them, approve them (which posts their cost and
-requests a conditional progress lien waiver) or void them; record the waivers received or
-rejected; enter the G703 this-period figures; then submit (with the missing-waivers override
-where the data says so) and approve the pay app, or leave it a draft. Late waivers are received
-after the submit; paid invoices and pay apps are marked paid last, and the project manager's
-cost-to-complete forecasts are entered on their budget lines.
+Period by period, as the accountant would: create the pay app's draft; create (naming the RFI
+that led to it, when the RFIs are loaded), submit and approve the period's change orders (an
+owner one lands on that draft as its G703 row) or leave one pending; receive the vendor
+invoices, code them, approve them (which posts their cost and requests a conditional progress
+lien waiver) or void them; record the waivers received or rejected; enter the G703
+this-period figures; then submit (with the missing-waivers override where the data says so)
+and approve the pay app, or leave it a draft. Late waivers are received after the submit;
+paid invoices and pay apps are marked paid last, and the project manager's cost-to-complete
+forecasts are entered on their budget lines.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from jobcost.models import (
     PayApp,
     PayAppStatus,
     Project,
+    Rfi,
 )
 from jobcost.services.change_orders import (
     change_order_approve,
@@ -62,7 +64,8 @@ def progress_is_blank(project: Project) -> bool:
 
 
 class _Job:
-    """The loaded project's cost codes and executed commitments, by cost code."""
+    """The loaded project's cost codes and executed commitments, by cost code, and its RFIs
+    by number (each change order is created naming its RFI when that RFI exists)."""
 
     def __init__(self, project: Project):
         self.project = project
@@ -76,6 +79,7 @@ class _Job:
                 project=project, status=CommitmentStatus.EXECUTED
             ).select_related("cost_code")
         }
+        self.rfis = {rfi.number: rfi for rfi in Rfi.objects.filter(project=project)}
 
     def change_order(self, row: data.ChangeOrderRow) -> ChangeOrder:
         lines = [
@@ -96,6 +100,7 @@ class _Job:
             amount=row.amount,
             lines=lines,
             commitment=self.commitments[row.commitment_code] if row.commitment_code else None,
+            rfi=self.rfis.get(row.rfi) if row.rfi else None,
         )
         change_order_submit(change_order_id=order.pk)
         if row.final == "approved":

@@ -17,8 +17,10 @@ change is written) and the action is marked `failed` with the error object.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from types import SimpleNamespace
 
 from django.db import models, transaction
@@ -97,6 +99,8 @@ def parse_payload(kind: ActionKind, payload: dict, scope: Scope) -> dict:
     """Validate `payload` exactly as the real endpoint validates its body, with references
     resolved in `scope`. Raises the endpoint's errors with `param` under `payload.`."""
     serializer_class = import_string(kind.serializer)
+    # Numbers with decimals as the API parser reads them: exact Decimals, never floats.
+    payload = json.loads(json.dumps(payload), parse_float=Decimal)
     context = {"view": SimpleNamespace(scope=scope, request=None), "request": None}
     try:
         serializer = serializer_class(data=payload, context=context)

@@ -1,9 +1,11 @@
 """`manage.py seed_demo` loads the demo job once, through the services, and the API shows it
 consistently: the buyout, then three billing periods of change orders, invoices, lien waivers
-and pay apps. docs/demo-job.md is checked row by row against what the API answers."""
+and pay apps, then the field records (RFIs, daily logs, the agent's pending proposals).
+docs/demo-job.md is checked row by row against what the API answers."""
 
 from __future__ import annotations
 
+import datetime
 import io
 from collections import Counter, defaultdict
 from decimal import Decimal
@@ -16,18 +18,22 @@ from django.db import transaction
 
 from audit.context import SYSTEM, acting_as
 from audit.models import AuditEntry
-from jobcost.demo import progress
+from jobcost.demo import field_records, progress
 from jobcost.demo import school_addition as data
 from jobcost.demo.loader import demo_setup_load
+from jobcost.demo.progress_loader import demo_progress_load
 from jobcost.management.commands.seed_demo import dollars
 from jobcost.models import (
     Account,
+    AgentAction,
     ApiKey,
     BudgetLine,
     ChangeOrder,
     ChangeOrderLine,
     Commitment,
     CostCode,
+    DailyLog,
+    DailyLogManpower,
     IdempotencyRecord,
     Invoice,
     InvoiceLine,
@@ -37,11 +43,13 @@ from jobcost.models import (
     PayApp,
     PayAppLine,
     Project,
+    Rfi,
     Vendor,
 )
 from jobcost.money import HUNDRED, round_cents
 from tests.conftest import Api
 from tests.factories import make_key
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +57,7 @@ PAGE = Path(settings.BASE_DIR) / "docs" / "demo-job.md"
 MODELS = [
     Account, Owner, Vendor, Project, CostCode, BudgetLine, Commitment, ChangeOrder,
     ChangeOrderLine, Invoice, InvoiceLine, LienWaiver, PayApp, PayAppLine, ApiKey,
-    IdempotencyRecord,
+    IdempotencyRecord, Rfi, DailyLog, DailyLogManpower, AgentAction,
 ]  # fmt: skip
 PROJECT_CENTS = (
     "revised_contract", "cost_to_date", "projected_cost", "billed_to_date", "earned_revenue",
@@ -57,7 +65,14 @@ PROJECT_CENTS = (
 )  # fmt: skip
 PROJECT_PERCENTS = ("percent_complete", "projected_margin_pct")
 BUDGET_CENTS = ("revised_amount", "committed", "actual", "projected_cost", "variance")
-STAMPED = [Project, BudgetLine, Commitment, ChangeOrder, Invoice, LienWaiver, PayApp]
+STAMPED = [
+    Project, BudgetLine, Commitment, ChangeOrder, Invoice, LienWaiver, PayApp, ApiKey, Rfi,
+    DailyLog, AgentAction,
+]  # fmt: skip
+CHANGE_ORDER_RFIS = {
+    "CO-001": "RFI-002", "CCO-001": "RFI-002", "CO-002": "RFI-003", "CCO-002": "RFI-003",
+    "CO-003": "RFI-004",
+}  # fmt: skip
 
 
 def seed() -> str:
@@ -69,6 +84,7 @@ def seed() -> str:
 def row_counts() -> dict[str, int]:
     counts = {model.__name__: model.objects.count() for model in MODELS}
     counts["AuditEntry"] = AuditEntry.objects.count()
+    counts["Event"] = Event.objects.count()
     return counts
 
 
@@ -195,20 +211,72 @@ def test_seeding_twice_changes_nothing():
     assert (after_first["Account"], after_first["Project"], after_first["Owner"]) == (1, 1, 1)
     assert after_first["PayApp"] == 3
     assert after_first["IdempotencyRecord"] == 0
+    assert (after_first["Rfi"], after_first["DailyLog"], after_first["AgentAction"]) == (6, 14, 4)
+    assert after_first["ApiKey"] == 1
+    assert "RFIs      2 open, 1 answered, 3 closed" in second_output
+    assert "Site      14 daily logs, 2026-11-02 to 2026-11-19" in second_output
+    assert "Agent     4 actions proposed by key_" in second_output
+
+
+def linked_rfis() -> dict[str, str | None]:
+    return dict(ChangeOrder.objects.values_list("number", "rfi__number"))
 
 
 def test_a_demo_seeded_before_the_money_flow_gets_its_billing_periods_once():
     with transaction.atomic(), acting_as(SYSTEM):
         demo_setup_load()
-    assert (PayApp.objects.count(), Invoice.objects.count()) == (0, 0)
+    assert (PayApp.objects.count(), Invoice.objects.count(), Rfi.objects.count()) == (0, 0, 0)
     setup_rows = Commitment.objects.count()
 
     output = seed()
 
-    assert "Added the billing periods" in output
+    assert (
+        "Added the billing periods and the RFIs, daily logs and agent proposals to the demo job"
+        in output
+    )
     assert PayApp.objects.count() == 3
     assert Commitment.objects.count() == setup_rows
+    assert (Rfi.objects.count(), DailyLog.objects.count(), AgentAction.objects.count()) == (
+        6,
+        14,
+        4,
+    )
+    assert linked_rfis() == CHANGE_ORDER_RFIS
     after = row_counts()
+    assert "nothing changed" in seed()
+    assert row_counts() == after
+
+
+def test_a_demo_seeded_before_the_field_records_gets_them_once():
+    """A database seeded before issue 5 gets the RFIs, logs and proposals added once, and its
+    change orders (past draft by then) are linked to their RFIs through the service."""
+    with transaction.atomic(), acting_as(SYSTEM):
+        demo_progress_load(demo_setup_load())
+    before = row_counts()
+    assert (before["Rfi"], before["DailyLog"], before["AgentAction"], before["ApiKey"]) == (
+        0,
+        0,
+        0,
+        0,
+    )
+
+    output = seed()
+
+    assert "Added the RFIs, daily logs and agent proposals to the demo job" in output
+    assert "billing periods" not in output.splitlines()[0]
+    after = row_counts()
+    assert (after["Rfi"], after["DailyLog"], after["AgentAction"], after["ApiKey"]) == (
+        6,
+        14,
+        4,
+        1,
+    )
+    for model in (ChangeOrder, Invoice, PayApp, LienWaiver, Commitment):
+        assert after[model.__name__] == before[model.__name__]
+    assert linked_rfis() == CHANGE_ORDER_RFIS
+    rfis = dict(Rfi.objects.values_list("number", "status"))
+    assert Counter(rfis.values()) == {"open": 2, "answered": 1, "closed": 3}
+
     assert "nothing changed" in seed()
     assert row_counts() == after
 
@@ -243,7 +311,10 @@ def test_demo_job_contents():
     numbers = set(Commitment.objects.filter(project=project).values_list("number", flat=True))
     assert {"SC-001", "PO-001"} <= numbers
 
-    assert ApiKey.objects.count() == 0
+    # The only key is the demo agent's, whose secret was dropped unseen.
+    (key,) = ApiKey.objects.all()
+    assert (key.name, key.role, key.revoked_at) == (field_records.AGENT_KEY_NAME, "agent", None)
+    assert list(key.projects.all()) == [project]
     assert "jc_" not in output
     assert "$8,400,000.00" in output
     assert "#1 paid, #2 approved, #3 draft" in output
@@ -264,6 +335,9 @@ def test_every_demo_row_was_written_by_the_system_through_audited_services():
         *ChangeOrder.objects.values_list("id", flat=True),
         *Invoice.objects.values_list("id", flat=True),
         *PayApp.objects.values_list("id", flat=True),
+        *Rfi.objects.values_list("id", flat=True),
+        *DailyLog.objects.values_list("id", flat=True),
+        *ApiKey.objects.values_list("id", flat=True),
     ]
     created = AuditEntry.objects.filter(action="created", target_id__in=created_targets)
     assert created.count() == len(created_targets)
@@ -271,7 +345,17 @@ def test_every_demo_row_was_written_by_the_system_through_audited_services():
     assert AuditEntry.objects.filter(action="requested", target_id__in=waivers).count() == len(
         waivers
     )
-    assert set(AuditEntry.objects.values_list("actor_type", flat=True)) == {"system"}
+    # Everything is the system's but the proposals, which the demo's agent key made.
+    (agent_key,) = ApiKey.objects.values_list("id", flat=True)
+    by_key = AuditEntry.objects.exclude(actor_type="system")
+    assert (
+        sorted(by_key.values_list("target_type", "action", "actor_type", "actor_id"))
+        == [("agent_action", "proposed", "api_key", agent_key)] * 4
+    )
+    assert set(by_key.values_list("actor_role", flat=True)) == {"agent"}
+    assert sorted(by_key.values_list("target_id", flat=True)) == sorted(
+        AgentAction.objects.values_list("id", flat=True)
+    )
     project_actions = list(
         AuditEntry.objects.filter(target_id=project.pk)
         .order_by("created_at", "id")
@@ -287,6 +371,8 @@ def test_every_demo_row_was_written_by_the_system_through_audited_services():
     assert actions["invoice", "paid"] == 7
     assert actions["pay_app", "submitted"] == 2
     assert actions["pay_app", "waiver_override"] == 1
+    assert actions["rfi", "answered"] == 4
+    assert actions["rfi", "closed"] == 3
 
 
 def test_the_money_flow_story_through_the_api():
@@ -479,3 +565,173 @@ def test_demo_job_page_matches_the_api():
     stale = [row for row in on_page if row not in expected]
     assert not stale, "docs/demo-job.md has rows the API does not show:\n" + "\n".join(stale)
     assert len(on_page) == len(expected) == len(set(expected))
+
+
+class Field:
+    """The demo job's field records as the API shows them, read with an admin key."""
+
+    def __init__(self):
+        self.demo = Demo()
+        project = self.demo.project["id"]
+        scoped = {"project": project}
+        rfis = sorted(self.demo.listing("/v1/rfis", scoped), key=lambda r: r["number"])
+        self.rfis = {r["number"]: r for r in rfis}
+        self.logs = sorted(self.demo.listing("/v1/daily-logs", scoped), key=lambda log: log["date"])
+        self.actions = {a["action"]: a for a in self.demo.listing("/v1/agents/actions", scoped)}
+
+
+def weekdays(first: datetime.date, last: datetime.date) -> list[str]:
+    days = (first + datetime.timedelta(days=n) for n in range((last - first).days + 1))
+    return [day.isoformat() for day in days if day.weekday() < 5]
+
+
+def test_the_rfis_and_their_change_orders_through_the_api():
+    seed()
+    field = Field()
+    rfis, orders = field.rfis, {co["number"]: co for co in field.demo.change_orders}
+
+    assert list(rfis) == [f"RFI-00{n}" for n in range(1, 7)]
+    assert Counter(r["status"] for r in rfis.values()) == {"open": 2, "answered": 1, "closed": 3}
+    for rfi in rfis.values():
+        assert rfi["subject"] and rfi["question"] and rfi["due_date"]
+        assert bool(rfi["answer"]) == (rfi["status"] != "open"), rfi["number"]
+        assert bool(rfi["answered_at"]) == bool(rfi["answer"])
+        assert bool(rfi["closed_at"]) == (rfi["status"] == "closed")
+
+    # Each change order names the RFI that led to it, and that RFI lists it back.
+    assert {n: co["rfi"] for n, co in orders.items()} == {
+        n: rfis[number]["id"] for n, number in CHANGE_ORDER_RFIS.items()
+    }
+    listed = {n: sorted(r["change_orders"]) for n, r in rfis.items() if r["change_orders"]}
+    assert listed == {
+        "RFI-002": sorted([orders["CO-001"]["id"], orders["CCO-001"]["id"]]),
+        "RFI-003": sorted([orders["CO-002"]["id"], orders["CCO-002"]["id"]]),
+        "RFI-004": [orders["CO-003"]["id"]],
+    }
+    assert all(rfis[n]["cost_impact"] for n in listed)
+    # The rock: CO-003 is pending on an answered RFI-004; the settled changes' RFIs are closed.
+    assert (rfis["RFI-004"]["status"], orders["CO-003"]["status"]) == ("answered", "pending")
+    assert {rfis[n]["status"] for n in ("RFI-002", "RFI-003")} == {"closed"}
+    assert "to be linked" not in orders["CO-003"]["description"]
+
+    # One open RFI is overdue on the demo's timeline (due before its last daily log).
+    last_day = field.logs[-1]["date"]
+    overdue = [
+        r["number"] for r in rfis.values() if r["status"] == "open" and r["due_date"] < last_day
+    ]
+    assert overdue == ["RFI-005"]
+
+
+def test_the_daily_logs_through_the_api():
+    seed()
+    field = Field()
+    logs, demo = field.logs, field.demo
+    names = {v["id"]: v["name"] for v in demo.vendors.values()}
+    on_site = {c["vendor"] for c in demo.commitments.values() if c["status"] == "executed"}
+
+    # Every working day of the three weeks before the agent's proposed log of Friday the 20th,
+    # inside pay app #3's period.
+    dates = [log["date"] for log in logs]
+    assert dates == weekdays(datetime.date(2026, 11, 2), datetime.date(2026, 11, 19))
+    assert len(dates) == 14
+    november = demo.pay_apps[3]
+    assert november["period_start"] <= dates[0] and dates[-1] <= november["period_end"]
+
+    vendors_seen = set()
+    for log in logs:
+        rows = log["manpower"]
+        assert log["weather"] and log["notes"] and rows, log["date"]
+        assert log["total_headcount"] == sum(row["headcount"] for row in rows) > 0
+        assert Decimal(str(log["total_hours"])) == sum(Decimal(str(r["hours"])) for r in rows)
+        assert any(row["vendor"] is None for row in rows), log["date"]  # the GC's own forces
+        for row in rows:
+            assert row["trade"] and row["headcount"] > 0 and row["hours"] > 0
+            vendors_seen.add(row["vendor"])
+    vendors_seen.discard(None)
+    # Crews are the demo's subcontractors with executed commitments, most of them on site.
+    assert vendors_seen <= on_site
+    assert {names[v] for v in vendors_seen} >= {
+        "Cascade Site Works, LLC",
+        "Granite Ridge Concrete, Inc.",
+        "Keystone Masonry Co.",
+        "Ironline Steel Erectors",
+        "Valley Mechanical Contractors",
+        "Ampere Electric, Inc.",
+    }
+    delayed = {log["date"]: log["delays"] for log in logs if log["delays"]}
+    assert "2026-11-13" in delayed and "Rain day" in delayed["2026-11-13"]
+    assert "RFI-004" in delayed["2026-11-04"]
+    assert len(delayed) >= 3
+    hours = sum(Decimal(str(log["total_hours"])) for log in logs)
+    assert f"({hours:,.0f} worker-hours)" in seed()
+
+
+def test_the_agents_pending_proposals_through_the_api():
+    seed()
+    field = Field()
+    actions, demo = field.actions, field.demo
+    key = ApiKey.objects.get(role="agent")
+
+    assert set(actions) == {"invoice.code", "rfi.create", "daily_log.create", "budget.update"}
+    for action in actions.values():
+        assert action["status"] == "proposed"
+        assert action["proposed_by"] == {"type": "api_key", "id": key.pk, "role": "agent"}
+        assert action["decided_by"] is None and action["result"] is None
+        assert action["project"] == demo.project["id"] and action["rationale"]
+
+    # Code the invoice received on the 20th, wholly to its commitment's cost code.
+    coding = actions["invoice.code"]
+    invoice = next(inv for inv in demo.invoices if inv["id"] == coding["target"])
+    assert (invoice["number"], invoice["status"]) == ("AE-5621", "received")
+    lines = coding["payload"]["lines"]
+    assert sum(line["amount"] for line in lines) == invoice["amount"]
+    coded_to = {demo.codes[line["cost_code"]]["code"] for line in lines}
+    assert coded_to == {demo.code_of_invoice(invoice)} == {"26-000"}
+
+    # Friday's log, the working day after the last one filed, with crews of the demo vendors.
+    log = actions["daily_log.create"]["payload"]
+    assert log["date"] == "2026-11-20"
+    assert log["date"] > field.logs[-1]["date"]
+    assert {row["vendor"] for row in log["manpower"]} - {None} <= set(demo.vendors)
+
+    # The RFI raised in the log of the 19th.
+    rfi = actions["rfi.create"]["payload"]
+    assert "control joints" in rfi["subject"]
+    assert "control joints" in field.logs[-1]["notes"]
+
+    # The HVAC forecast: the subcontract's remaining balance plus the RFI-005 curb adapters,
+    # above the default cost to complete.
+    forecast = actions["budget.update"]
+    line = next(b for b in demo.budgets if b["id"] == forecast["target"])
+    assert demo.codes[line["cost_code"]]["code"] == "23-000"
+    hvac = next(c for c in demo.commitments.values() if c["cost_code"] == line["cost_code"])
+    ctc = forecast["payload"]["cost_to_complete"]
+    assert ctc == hvac["remaining"] + field_records.CURB_ADAPTERS
+    assert not line["cost_to_complete_is_estimate"]
+    assert ctc > line["cost_to_complete"]
+
+
+def test_approving_the_proposals_applies_them():
+    """The proposals are what the real endpoints accept: an admin approves each one and the
+    change lands."""
+    seed()
+    field = Field()
+    api = field.demo.api
+    for action in field.actions.values():
+        response = api.post(f"/v1/agents/actions/{action['id']}/approve")
+        assert response.status_code == 200, response.content
+        body = response.json()
+        assert (body["status"], body["failure"]) == ("approved", None), body
+        assert body["result"]
+
+    after = Field()
+    results = {name: a["result"] for name, a in after.actions.items()}
+    invoice = field.demo.get(f"/v1/invoices/{results['invoice.code']}")
+    assert (invoice["number"], invoice["status"]) == ("AE-5621", "coded")
+    assert after.rfis["RFI-007"]["id"] == results["rfi.create"]
+    assert after.rfis["RFI-007"]["status"] == "open"
+    assert after.logs[-1]["id"] == results["daily_log.create"]
+    assert after.logs[-1]["date"] == "2026-11-20" and after.logs[-1]["manpower"]
+    line = field.demo.get(f"/v1/budgets/{results['budget.update']}")
+    assert line["cost_to_complete"] == field_records.HVAC_FORECAST.cost_to_complete
+    assert line["cost_to_complete_is_estimate"]

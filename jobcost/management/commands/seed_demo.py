@@ -4,8 +4,13 @@ Creates the account "Demo Builders" with project 2026-014, a $8.4M classroom add
 owner, twelve vendors, CSI cost codes with scheduled values and budgets, and the bought-out
 subcontracts and purchase orders (data in `jobcost.demo.school_addition`); then the job in
 progress: three monthly billing periods of change orders, vendor invoices, lien waivers and
-G702/G703 pay apps (`jobcost.demo.progress`). Run again, it finds the project and writes
-nothing. It never creates API keys: use `create_api_key`.
+G702/G703 pay apps (`jobcost.demo.progress`); and its field records: six RFIs, the daily logs
+of 2–19 November 2026 and four agent proposals awaiting approval
+(`jobcost.demo.field_records`). Run again, it finds the project and writes nothing.
+
+The only API key it creates is the demo's agent (role `agent`, restricted to the demo
+project), so that the pending proposals have a real proposer; its secret is discarded unseen
+and never printed. Create keys to use with `create_api_key`.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -24,6 +29,28 @@ def dollars(cents: int) -> str:
 def counts(by_status: dict[str, int]) -> str:
     """`2 approved, 1 pending` from a status → count mapping."""
     return ", ".join(f"{n} {status}" for status, n in by_status.items()) or "none"
+
+
+def hours(value) -> str:
+    """`2,146` or `2,146.5` (worker-hours, an exact Decimal)."""
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def field_lines(summary: DemoSummary) -> list[str]:
+    """The field-record lines: RFIs, daily logs, pending agent proposals."""
+    if summary.daily_logs:
+        logs = (
+            f"{summary.daily_logs} daily logs, {summary.first_log} to {summary.last_log} "
+            f"({hours(summary.worker_hours)} worker-hours)"
+        )
+    else:
+        logs = "no daily logs"
+    by = f" by {', '.join(summary.proposed_by)}" if summary.proposed_by else ""
+    return [
+        f"  RFIs      {counts(summary.rfis)}",
+        f"  Site      {logs}",
+        f"  Agent     {summary.proposals} actions proposed{by}, awaiting approval",
+    ]
 
 
 def progress_lines(summary: DemoSummary) -> list[str]:
@@ -54,10 +81,18 @@ class Command(BaseCommand):
         project = loaded.project
         summary = demo_job_summary(project)
         account = f"{project.account.name} ({project.account_id})"
+        added = [
+            name
+            for name, done in (
+                ("the billing periods", loaded.progress),
+                ("the RFIs, daily logs and agent proposals", loaded.field),
+            )
+            if done
+        ]
         if loaded.setup:
             headline = f"Loaded the demo job for {account}."
-        elif loaded.progress:
-            headline = f"Added the billing periods to the demo job of {account}."
+        elif added:
+            headline = f"Added {' and '.join(added)} to the demo job of {account}."
         else:
             headline = f"The demo job of {account} is already loaded; nothing changed."
         lines = [
@@ -71,6 +106,9 @@ class Command(BaseCommand):
             f"  Buyout    {summary.vendors} vendors, {summary.executed} executed commitments "
             f"({dollars(summary.committed)} committed), {summary.drafts} in draft",
             *progress_lines(summary),
+            *field_lines(summary),
+        ]
+        lines += [
             "Create an API key for it with:",
             '  .venv/bin/python manage.py create_api_key --account "Demo Builders" --role admin',
         ]
