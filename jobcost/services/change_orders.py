@@ -30,6 +30,7 @@ from jobcost.models import (
 )
 from jobcost.services.common import (
     check_writable,
+    ensure_free,
     lock,
     lock_in_state,
     lock_open_project,
@@ -101,6 +102,14 @@ def _refuse_digits_only(number: str) -> None:
         )
 
 
+def _ensure_number_free(project_id: str, number: str) -> None:
+    ensure_free(
+        ChangeOrder.objects.filter(project_id=project_id, number=number),
+        param="number",
+        message=f"A change order numbered '{number}' already exists on this project.",
+    )
+
+
 def _check_rfi(project: Project, rfi: Rfi | None) -> None:
     if rfi is not None and rfi.project_id != project.pk:
         raise InvalidRequest("The RFI belongs to another project.", param="rfi")
@@ -143,12 +152,7 @@ def change_order_create(
     lines = _check_lines(project, amount, lines)
     if number:
         _refuse_digits_only(number)
-        if ChangeOrder.objects.filter(project=project, number=number).exists():
-            raise Conflict(
-                f"A change order numbered '{number}' already exists on this project.",
-                code="resource_already_exists",
-                param="number",
-            )
+        _ensure_number_free(project.pk, number)
     else:
         number = _next_number(project.pk, kind)
     change_order = ChangeOrder(
@@ -187,13 +191,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
         _check_rfi(project, changes["rfi"])
     if "number" in changes and changes["number"] != change_order.number:
         _refuse_digits_only(changes["number"])
-        clash = ChangeOrder.objects.filter(project=project, number=changes["number"])
-        if clash.exists():
-            raise Conflict(
-                f"A change order numbered '{changes['number']}' already exists.",
-                code="resource_already_exists",
-                param="number",
-            )
+        _ensure_number_free(project.pk, changes["number"])
     for field, value in changes.items():
         setattr(change_order, field, value)
     if lines is None:

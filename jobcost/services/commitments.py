@@ -23,6 +23,7 @@ from jobcost.models import (
 )
 from jobcost.services.common import (
     apply_changes,
+    ensure_free,
     ensure_same_account,
     lock,
     lock_open_project,
@@ -48,16 +49,12 @@ def _check_cost_code(project: Project, cost_code: CostCode | None) -> None:
 
 
 def _ensure_number_free(project_id: str, number: str, exclude_pk: str | None = None) -> None:
-    if (
-        Commitment.objects.filter(project_id=project_id, number=number)
-        .exclude(pk=exclude_pk)
-        .exists()
-    ):
-        raise Conflict(
-            f"A commitment numbered '{number}' already exists on this project.",
-            code="resource_already_exists",
-            param="number",
-        )
+    ensure_free(
+        Commitment.objects.filter(project_id=project_id, number=number),
+        param="number",
+        message=f"A commitment numbered '{number}' already exists on this project.",
+        exclude_pk=exclude_pk,
+    )
 
 
 def _next_number(project_id: str, type_: str) -> str:

@@ -82,6 +82,27 @@ def apply_changes(instance: M, changes: dict, writable: frozenset[str]) -> bool:
     return changed
 
 
+def ensure_free(
+    queryset: models.QuerySet,
+    *,
+    param: str,
+    message: str,
+    exclude_pk: str | None = None,
+    name_clash: bool = False,
+) -> None:
+    """409 `resource_already_exists` with `param` when `queryset` (the rows holding the value
+    in the same scope) has a row other than `exclude_pk`; `name_clash` puts the existing row's
+    ID in `object` (so a client can go to it)."""
+    clash = queryset.exclude(pk=exclude_pk).values_list("pk", flat=True).first()
+    if clash is not None:
+        raise Conflict(
+            message,
+            code="resource_already_exists",
+            param=param,
+            object_id=clash if name_clash else None,
+        )
+
+
 def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
     """Run an insert in a savepoint; a unique violation becomes 409 `resource_already_exists`."""
     try:

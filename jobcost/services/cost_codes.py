@@ -10,6 +10,7 @@ from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,
     check_writable,
+    ensure_free,
     ensure_project_open,
     lock,
     lock_open_project,
@@ -18,13 +19,12 @@ from jobcost.services.common import (
 
 
 def _ensure_code_free(project_id: str, code: str, exclude_pk: str | None = None) -> None:
-    clash = CostCode.objects.filter(project_id=project_id, code=code).exclude(pk=exclude_pk)
-    if clash.exists():
-        raise Conflict(
-            f"Cost code '{code}' already exists on this project.",
-            code="resource_already_exists",
-            param="code",
-        )
+    ensure_free(
+        CostCode.objects.filter(project_id=project_id, code=code),
+        param="code",
+        message=f"Cost code '{code}' already exists on this project.",
+        exclude_pk=exclude_pk,
+    )
 
 
 @transaction.atomic

@@ -8,10 +8,10 @@ from django.db import transaction
 
 from audit.signals import record_created
 from audit.values import json_value
-from jobcost.api.errors import Conflict
 from jobcost.models import DailyLog, DailyLogManpower, Project
 from jobcost.services.common import (
     apply_changes,
+    ensure_free,
     ensure_same_account,
     lock,
     lock_open_project,
@@ -23,14 +23,13 @@ WRITABLE = frozenset({"date", "weather", "notes", "delays", "manpower"})
 
 def _ensure_day_free(project_id: str, day: datetime.date, exclude_pk: str | None = None) -> None:
     """409 `resource_already_exists` (param `date`): one log per project and day."""
-    clash = DailyLog.objects.filter(project_id=project_id, date=day).exclude(pk=exclude_pk)
-    if clash.exists():
-        raise Conflict(
-            f"This project already has a daily log for {day:%Y-%m-%d}; update that one.",
-            code="resource_already_exists",
-            param="date",
-            object_id=clash.values_list("pk", flat=True).first(),
-        )
+    ensure_free(
+        DailyLog.objects.filter(project_id=project_id, date=day),
+        param="date",
+        message=f"This project already has a daily log for {day:%Y-%m-%d}; update that one.",
+        exclude_pk=exclude_pk,
+        name_clash=True,
+    )
 
 
 def _check_manpower(account_id: str, rows: list[dict]) -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.api.errors import InvalidRequest
 from jobcost.models import Project, Rfi, RfiStatus
 from jobcost.services.common import (
     apply_changes,
+    ensure_free,
     lock_in_state,
     lock_open_project,
     next_number,
@@ -25,12 +26,12 @@ WRITABLE = frozenset({"subject", "question", "answer", "due_date", "cost_impact"
 
 
 def _ensure_number_free(project_id: str, number: str, exclude_pk: str | None = None) -> None:
-    if Rfi.objects.filter(project_id=project_id, number=number).exclude(pk=exclude_pk).exists():
-        raise Conflict(
-            f"An RFI numbered '{number}' already exists on this project.",
-            code="resource_already_exists",
-            param="number",
-        )
+    ensure_free(
+        Rfi.objects.filter(project_id=project_id, number=number),
+        param="number",
+        message=f"An RFI numbered '{number}' already exists on this project.",
+        exclude_pk=exclude_pk,
+    )
 
 
 @transaction.atomic
