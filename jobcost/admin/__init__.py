@@ -6,24 +6,30 @@ and actions go through `jobcost.services`.
 
 from jobcost.admin import (
     accounts,
+    agent_actions,
     budgets,
     change_orders,
     commitments,
+    daily_logs,
     idempotency,
     invoices,
     parties,
     pay_apps,
     projects,
+    rfis,
 )
 
 __all__ = [
     "accounts",
+    "agent_actions",
     "budgets",
     "change_orders",
     "commitments",
+    "daily_logs",
     "idempotency",
     "invoices",
     "parties",
     "pay_apps",
     "projects",
+    "rfis",
 ]

@@ -113,10 +113,11 @@ def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
 
 
 def not_allowed(obj: models.Model, verb: str, message: str | None = None) -> Conflict:
-    """409 `invalid_state_transition`: "Cannot <verb> a <object> that is <status>."."""
-    noun = obj.OBJECT.replace("_", " ")
+    """409 `invalid_state_transition`: "Cannot <verb> a(n) <object> that is <status>."."""
+    noun = "RFI" if obj.OBJECT == "rfi" else obj.OBJECT.replace("_", " ")
+    article = "an" if noun[0] in "aeiouAEIOU" or noun == "RFI" else "a"
     return Conflict(
-        message or f"Cannot {verb} a {noun} that is {obj.status}.",
+        message or f"Cannot {verb} {article} {noun} that is {obj.status}.",
         code="invalid_state_transition",
         object_id=obj.pk,
     )

@@ -1,0 +1,222 @@
+"""Agent actions: proposals read and decided in the back office, never written by hand.
+
+Proposals come from the API (`POST /v1/agents/actions`); here they are listed and read
+(payload and failure as indented JSON), and approved or rejected with actions calling the
+same services as `POST /v1/agents/actions/{id}/approve|reject`. Approval runs the payload
+through the real endpoint's parsing and service in the action's own account (an admin user
+sees the whole account); a rule that refuses it leaves nothing written and marks the action
+`failed`, shown as a warning with the failure's code and message. Rejecting asks for a
+reason on an intermediate page: the reason is required here (the API allows none) because a
+rejected proposal without a why teaches the agent, and the next reviewer, nothing; it is
+stored as `rejection_reason` and as the note of the audit entry.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.template.response import TemplateResponse
+from django.utils.html import format_html
+
+from jobcost.admin.base import (
+    REFUSALS,
+    ReadOnlyAdmin,
+    ReasonForm,
+    TransitionActions,
+    change_link,
+    visible_queryset,
+)
+from jobcost.admin.display import EMPTY
+from jobcost.api.errors import translate
+from jobcost.api.scope import Scope
+from jobcost.models import (
+    AgentAction,
+    AgentActionStatus,
+    BudgetLine,
+    ChangeOrder,
+    DailyLog,
+    Invoice,
+    Rfi,
+)
+from jobcost.selectors import visible
+from jobcost.services import agent_actions
+
+TIMESTAMPS = ("created_at", "updated_at")
+
+#: The model an action changes (`target`, for updates) or creates (`result`).
+OBJECT_MODELS = {
+    "invoice.code": Invoice,
+    "change_order.create": ChangeOrder,
+    "rfi.create": Rfi,
+    "daily_log.create": DailyLog,
+    "budget.update": BudgetLine,
+}
+
+
+def pretty_json(value) -> str:
+    """`value` as indented JSON in a `<pre>` (escaped); `—` for None."""
+    if value is None:
+        return EMPTY
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    return format_html('<pre class="json">{}</pre>', text)
+
+
+def actor_label(actor: dict | None) -> str:
+    """`api_key ak_… (agent)`, `user accountant (superuser)`, `system`; `—` for None."""
+    if not actor:
+        return EMPTY
+    label = " ".join(str(part) for part in (actor.get("type"), actor.get("id")) if part)
+    return f"{label} ({actor['role']})" if actor.get("role") else label
+
+
+def failure_summary(failure: dict | None) -> str:
+    """`code: message (param)` of a failed approval's error object."""
+    if not failure:
+        return EMPTY
+    text = f"{failure.get('code')}: {failure.get('message')}"
+    return f"{text} (param {failure['param']})" if failure.get("param") else text
+
+
+def proposal_label(proposal: AgentAction) -> str:
+    """`Create an RFI (aa_…)`: how messages and the reason page name a proposal."""
+    return f"{proposal.get_action_display()} ({proposal.pk})"
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """A selected proposal on the reason page: its ID (posted back) and its label."""
+
+    pk: str
+    label: str
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@admin.register(AgentAction)
+class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
+    """Agent proposals: read-only pages; approve and reject (with a reason) are actions."""
+
+    fieldsets = (
+        (None, {"fields": ["id", "project", "action", "target_link", "status"]}),
+        ("Proposal", {"fields": ["payload_display", "rationale", "proposed_by_display"]}),
+        (
+            "Decision",
+            {
+                "fields": [
+                    "decided_by_display",
+                    "decided_at",
+                    "result_link",
+                    "failure_summary_display",
+                    "failure_display",
+                    "rejection_reason",
+                ]
+            },
+        ),
+        ("Timestamps", {"fields": TIMESTAMPS}),
+    )
+    readonly_fields = tuple(name for _title, box in fieldsets for name in box["fields"])
+    list_display = (
+        "id",
+        "action",
+        "project",
+        "target",
+        "status",
+        "proposed_by_display",
+        "created_at",
+        "result_link",
+    )
+    list_display_links = ("id", "action")
+    list_select_related = ("project",)
+    list_filter = ("status", "action", "project")
+    search_fields = ("=id", "=target", "=result", "rationale")
+    ordering = ("-created_at", "-id")
+    actions = ("approve", "reject")
+
+    def get_queryset(self, request):
+        return visible_queryset(self, request, visible.agent_action_list)
+
+    @admin.display(description="Proposed by")
+    def proposed_by_display(self, agent_action: AgentAction) -> str:
+        return actor_label(agent_action.proposed_by)
+
+    @admin.display(description="Decided by")
+    def decided_by_display(self, agent_action: AgentAction) -> str:
+        return actor_label(agent_action.decided_by)
+
+    @admin.display(description="Payload")
+    def payload_display(self, agent_action: AgentAction) -> str:
+        return pretty_json(agent_action.payload)
+
+    @admin.display(description="Failure")
+    def failure_summary_display(self, agent_action: AgentAction) -> str:
+        return failure_summary(agent_action.failure)
+
+    @admin.display(description="Failure (error object)")
+    def failure_display(self, agent_action: AgentAction) -> str:
+        return pretty_json(agent_action.failure)
+
+    @admin.display(description="Target")
+    def target_link(self, agent_action: AgentAction) -> str:
+        return change_link(OBJECT_MODELS[agent_action.action], agent_action.target or None)
+
+    @admin.display(description="Result")
+    def result_link(self, agent_action: AgentAction) -> str:
+        return change_link(OBJECT_MODELS[agent_action.action], agent_action.result or None)
+
+    def _each(self, request, proposals, decide) -> None:
+        """Run `decide(proposal) -> (message level, outcome)` on each proposal and report
+        `<label>: <outcome>`; a refusal (its transaction rolled back, the others still run)
+        is reported as an error with the service's message."""
+        for proposal in proposals:
+            try:
+                level, outcome = decide(proposal)
+            except REFUSALS as exc:
+                level, outcome = messages.ERROR, translate(exc).message
+            self.message_user(request, f"{proposal_label(proposal)}: {outcome}", level)
+
+    @admin.action(
+        description="Approve selected (runs the proposal through the API's rules)",
+        permissions=["transition"],
+    )
+    def approve(self, request, queryset):
+        def decide(proposal: AgentAction) -> tuple[int, str]:
+            decided = agent_actions.agent_action_approve(
+                agent_action_id=proposal.pk, scope=Scope(account_id=proposal.account_id)
+            )
+            if decided.status == AgentActionStatus.APPROVED:
+                return messages.SUCCESS, f"approved, result {decided.result}."
+            summary = failure_summary(decided.failure)
+            return messages.WARNING, f"approval failed, nothing written. {summary}"
+
+        self._each(request, queryset, decide)
+
+    @admin.action(description="Reject selected (asks for a reason)…", permissions=["transition"])
+    def reject(self, request, queryset):
+        """`run_each_with_reason`'s intermediate page (same template and form; the reason is
+        required), with the proposals labelled by kind and ID since the model's own `str`
+        is the bare action name."""
+        proposals = list(queryset)
+        form = ReasonForm(request.POST if "_confirm" in request.POST else None, required=True)
+        if form.is_bound and form.is_valid():
+            reason = form.cleaned_data["reason"]
+
+            def decide(proposal: AgentAction) -> tuple[int, str]:
+                agent_actions.agent_action_reject(agent_action_id=proposal.pk, reason=reason)
+                return messages.SUCCESS, "rejected."
+
+            self._each(request, proposals, decide)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Reject agent actions",
+            "objects": [_Listed(p.pk, proposal_label(p)) for p in proposals],
+            "action": request.POST.get("action", ""),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/jobcost/reason_action.html", context)
