@@ -1,7 +1,5 @@
 """Agent action shape (SPEC §8 agent_action)."""
 
-import json
-
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -52,10 +50,9 @@ class PayloadField(serializers.JSONField):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("payload must be a JSON object.", code="invalid")
-        # The parser reads decimals as exact Decimals; keep them JSON numbers so the payload
-        # can be stored (a float's shortest repr is the digits sent: "48.5" stays 48.5, and
-        # "100.0" stays a non-integer that a cents field refuses, as the real endpoint does).
-        return json.loads(json.dumps(data, default=float))
+        # As parsed (decimals as exact Decimals): the service validates it as the real
+        # endpoint would before anything converts it for storage.
+        return data
 
 
 class AgentActionSerializer(ResourceSerializer):

@@ -34,7 +34,14 @@ from jobcost.api.ids import has_prefix
 from jobcost.api.scope import Scope
 from jobcost.models import AgentAction, AgentActionStatus, BudgetLine, Invoice, Project, Role
 from jobcost.services.change_orders import change_order_create
-from jobcost.services.common import lock_in_state, lock_open_project, save_audited
+from jobcost.services.common import (
+    ensure_project_open,
+    lock,
+    lock_in_state,
+    lock_open_project,
+    not_allowed,
+    save_audited,
+)
 from jobcost.services.cost_codes import budget_line_update
 from jobcost.services.daily_logs import daily_log_create
 from jobcost.services.invoices import invoice_update
@@ -99,8 +106,6 @@ def parse_payload(kind: ActionKind, payload: dict, scope: Scope) -> dict:
     """Validate `payload` exactly as the real endpoint validates its body, with references
     resolved in `scope`. Raises the endpoint's errors with `param` under `payload.`."""
     serializer_class = import_string(kind.serializer)
-    # Numbers with decimals as the API parser reads them: exact Decimals, never floats.
-    payload = json.loads(json.dumps(payload), parse_float=Decimal)
     context = {"view": SimpleNamespace(scope=scope, request=None), "request": None}
     try:
         serializer = serializer_class(data=payload, context=context)
@@ -116,6 +121,21 @@ def parse_payload(kind: ActionKind, payload: dict, scope: Scope) -> dict:
                 param=f"payload.{name}",
             )
     return data
+
+
+def _storable(payload: dict) -> dict:
+    """The validated payload as stored JSON. The API parser reads numbers with a decimal point
+    as exact Decimals; once the payload has passed the real endpoint's validation, each such
+    number sits in a field that takes at most two decimals, so a float keeps its value."""
+    try:
+        return json.loads(json.dumps(payload, default=float, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:  # validation refuses these first
+        raise InvalidRequest("payload cannot be stored as JSON.", param="payload") from exc
+
+
+def _as_parsed(payload: dict) -> dict:
+    """A stored payload as the API parser would read it again: decimals as exact Decimals."""
+    return json.loads(json.dumps(payload), parse_float=Decimal)
 
 
 def _target(kind: ActionKind, target: str | None, scope: Scope):
@@ -154,10 +174,12 @@ def agent_action_propose(
     """Record a `proposed` action; nothing else changes. The payload is validated now as
     the real endpoint would (400/404 with `param` under `payload.`) and again at approval.
     The project comes from the target or the payload's `project`; a given `project` must
-    match it (400 param `project`). Raises 409 `project_closed`."""
+    match it (400 param `project`). Raises 409 `project_closed`. `payload` is the body as the
+    API parser read it (decimals as Decimal): it is validated as it came, then stored."""
     kind = KINDS[action]
     target_obj = _target(kind, target, scope)
     data = parse_payload(kind, payload, scope)
+    stored = _storable(payload)
     derived = target_obj.project if target_obj is not None else data["project"]
     if project is not None and project.pk != derived.pk:
         raise InvalidRequest(
@@ -170,7 +192,7 @@ def agent_action_propose(
             project=derived,
             action=action,
             target=target or "",
-            payload=payload,
+            payload=stored,
             rationale=rationale,
             proposed_by=current_actor().as_dict(),
         ),
@@ -197,21 +219,26 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
     """proposed → approved, running the payload (see module docstring), or → failed with
     the error object when a rule refuses it (nothing of the change is written). Raises 409
     `invalid_state_transition` unless proposed, 409 `project_closed`, 403
-    `agent_cannot_approve` for an agent actor."""
+    `agent_cannot_approve` for an agent actor.
+
+    Locks: only the action row here; the project is checked by a plain read and the real
+    service then takes its own locks in its own order (commitment, invoice, project), so an
+    approval never waits in the opposite order to an ordinary invoice or budget write."""
     _refuse_agents()
-    agent_action = lock_in_state(
-        AgentAction, agent_action_id, allowed=(S.PROPOSED,), verb="approve"
-    )
+    agent_action = lock(AgentAction, agent_action_id)
+    if agent_action.status != S.PROPOSED:
+        raise not_allowed(agent_action, "approve")
+    ensure_project_open(Project.objects.get(pk=agent_action.project_id))
     kind = KINDS[agent_action.action]
     try:
         with transaction.atomic():
             _target(kind, agent_action.target or None, scope)
-            data = parse_payload(kind, agent_action.payload, scope)
+            data = parse_payload(kind, _as_parsed(agent_action.payload), scope)
             result = kind.run(agent_action.target or None, data)
     except Exception as exc:
         error = translate(exc)
-        if error is None:
-            raise
+        if error is None or error.code == "project_closed":
+            raise  # not the payload's fault: the project closed while this ran
         if error.param != "target":
             error = _prefixed(error)
         agent_action.status = S.FAILED

@@ -1,0 +1,93 @@
+"""Agent-action edge cases: payloads the real endpoint refuses are refused at proposal (never
+a 500, never silently rounded), and approving an `invoice.code` takes its locks in the
+invoice services' order, so it cannot deadlock with an ordinary invoice write."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import psycopg
+import pytest
+from django.db import connection
+
+from jobcost.models import AgentAction
+from tests.conftest import Api, error_of
+from tests.factories import AccountFactory, make_invoice, make_job, make_key
+from tests.jobcost.api.test_agent_actions import daily_log_body, invoice_lines
+
+ACTIONS = "/v1/agents/actions"
+
+
+@pytest.fixture
+def job(account):
+    return make_job(account)
+
+
+def test_infinite_number_in_a_text_field_is_400_not_500(job, make_api):
+    agent = make_api(job.project.account, "agent")
+    payload = '{"project": "' + job.project.pk + '", "subject": 1e400, "question": "q"}'
+    assert agent.post("/v1/rfis", payload).status_code == 400  # the real endpoint
+    response = agent.post(ACTIONS, '{"action": "rfi.create", "payload": ' + payload + "}")
+    assert response.status_code == 400, response.content
+    assert error_of(response)["param"] == "payload.subject"
+
+
+def test_deeply_nested_payload_is_400_not_500(job, make_api):
+    agent = make_api(job.project.account, "agent")
+    statuses = set()
+    for depth in range(880, 960, 2):
+        nested = "[" * depth + "]" * depth
+        body = '{"action": "rfi.create", "payload": {"x": ' + nested + "}}"
+        statuses.add(agent.post(ACTIONS, body).status_code)
+    assert statuses == {400}, statuses
+
+
+def test_payload_precision_is_checked_as_the_real_endpoint(job, make_api):
+    agent = make_api(job.project.account, "agent")
+    body = json.dumps(daily_log_body(job, hours="@")).replace('"@"', "1.0000000000000000001")
+    real = agent.post("/v1/daily-logs", body)
+    assert error_of(real)["param"] == "manpower[0].hours"
+    proposed = agent.post(ACTIONS, '{"action": "daily_log.create", "payload": ' + body + "}")
+    assert proposed.status_code == 400, proposed.json()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
+    account = AccountFactory()
+    job = make_job(account)
+    _, agent_secret = make_key(account, "agent")
+    _, mgr_secret = make_key(account, "manager")
+    invoice = make_invoice(job.commitment, amount=60_000, number="DL-1")
+    proposed = Api(agent_secret).post(
+        ACTIONS,
+        {"action": "invoice.code", "target": invoice.pk, "payload": {"lines": invoice_lines(job)}},
+    )
+    action_id = proposed.json()["id"]
+    s = connection.settings_dict
+    other = psycopg.connect(
+        host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], autocommit=False
+    )
+    cur = other.cursor()
+    cur.execute("SET deadlock_timeout = '5s'")
+    # PATCH /v1/invoices/{id} (services/invoices.py:132-134): commitment row, then project row.
+    cur.execute("SELECT 1 FROM jobcost_commitment WHERE id = %s FOR UPDATE", [job.commitment.pk])
+    out = {}
+
+    def approve():
+        try:
+            out["r"] = Api(mgr_secret).post(f"{ACTIONS}/{action_id}/approve")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=approve)
+    thread.start()
+    time.sleep(1.0)  # let the approval reach the commitment lock this connection holds
+    cur.execute("SELECT 1 FROM jobcost_project WHERE id = %s FOR UPDATE", [job.project.pk])
+    other.rollback()
+    other.close()
+    thread.join(30)
+    assert out["r"].status_code == 200, out["r"].content
+    assert AgentAction.objects.get(pk=action_id).status == "approved"
