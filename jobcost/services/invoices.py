@@ -20,6 +20,7 @@ from jobcost.models import (
     Invoice,
     InvoiceLine,
     InvoiceStatus,
+    Vendor,
 )
 from jobcost.money import percent_of
 from jobcost.services.common import (
@@ -57,6 +58,10 @@ def _check_period(project_id: str, day: datetime.date) -> None:
 
 
 def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) -> None:
+    """409 `duplicate_invoice`. Invoice numbers are unique per vendor across projects, so the
+    vendor row is locked (after the commitment and project, as every caller holds them) and
+    two writes of one number to two commitments of the vendor cannot both pass."""
+    lock(Vendor, vendor_id)
     if Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk).exists():
         raise Conflict(
             f"This vendor already has an invoice numbered '{number}'.",

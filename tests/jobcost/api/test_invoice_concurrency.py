@@ -7,7 +7,13 @@ from django.db import connection
 
 from jobcost.models import BudgetLine, Commitment, Invoice, LienWaiver
 from tests.conftest import Api
-from tests.factories import AccountFactory, CommitmentFactory, ProjectFactory, make_key
+from tests.factories import (
+    AccountFactory,
+    CommitmentFactory,
+    ProjectFactory,
+    VendorFactory,
+    make_key,
+)
 
 
 @pytest.mark.postgres
@@ -78,3 +84,46 @@ def test_twenty_concurrent_approvals_never_exceed_the_commitment():
     api_view = setup.get(f"/v1/commitments/{commitment.pk}").json()
     assert (api_view["billed_to_date"], api_view["remaining"]) == (1_000_000, 0)
     assert Commitment.objects.get(pk=commitment.pk).billed_to_date == 1_000_000
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_one_invoice_number_sent_to_a_vendors_commitments_on_eight_projects_at_once():
+    """Invoice numbers are unique per vendor across projects. Eight simultaneous receipts of
+    number "7781" on eight commitments of one vendor (eight projects, so no shared project or
+    commitment lock): one 201, seven 409 `duplicate_invoice`, never a 500."""
+    account = AccountFactory()
+    vendor = VendorFactory(account=account)
+    commitments = [
+        CommitmentFactory(project=ProjectFactory(account=account), vendor=vendor, executed=True)
+        for _ in range(8)
+    ]
+    _, secret = make_key(account, "member")
+    barrier = threading.Barrier(len(commitments))
+    results: list[tuple[int, dict]] = []
+
+    def receive(commitment) -> None:
+        try:
+            client = Api(secret)
+            body = {
+                "commitment": commitment.pk,
+                "number": "7781",
+                "invoice_date": "2026-11-02",
+                "amount": 1_000,
+            }
+            barrier.wait(timeout=30)
+            response = client.post("/v1/invoices", body)
+            results.append((response.status_code, response.json()))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=receive, args=(c,)) for c in commitments]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert sorted(status for status, _ in results) == [201] + [409] * 7
+    codes = {body["error"]["code"] for status, body in results if status == 409}
+    assert codes == {"duplicate_invoice"}
+    assert Invoice.objects.filter(vendor=vendor, number="7781").count() == 1
