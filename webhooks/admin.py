@@ -17,7 +17,13 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from jobcost.admin.base import ReadOnlyAdmin, TransitionActions, change_link, run_each
+from jobcost.admin.base import (
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    TransitionActions,
+    change_link,
+    run_each,
+)
 from jobcost.admin.display import EMPTY
 from webhooks import services
 from webhooks.catalogue import CATALOGUE
@@ -69,23 +75,6 @@ class DeliveryEventTypeFilter(EventTypeFilter):
 
     parameter_name = "event_type"
     field = "event__type"
-
-
-class ReadOnlyInline(admin.TabularInline):
-    """Rows shown under their parent, never edited here."""
-
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(WebhookEndpoint)
@@ -176,6 +165,7 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
 
 
 class EventDeliveryInline(ReadOnlyInline):
+    show_change_link = True
     """Where the event went: one delivery per subscribed endpoint."""
 
     model = WebhookDelivery
@@ -222,6 +212,7 @@ class EventAdmin(ReadOnlyAdmin):
 
 
 class AttemptInline(ReadOnlyInline):
+    show_change_link = True
     """Every POST of the delivery: when, how long, what came back."""
 
     model = WebhookAttempt

@@ -147,6 +147,23 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class ReadOnlyInline(admin.TabularInline):
+    """Child rows shown under their parent, never edited there (they change through the
+    parent's service)."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 def money_column(attr: str, description: str, *, ordering: str | None = None) -> Callable:
     """An admin display method showing `obj.<attr>` (cents) as dollars in `obj.currency`."""
 

@@ -14,6 +14,7 @@ from django.db.models import F
 
 from jobcost.admin.base import (
     ReadOnlyAdmin,
+    ReadOnlyInline,
     TransitionActions,
     change_link,
     money_column,
@@ -28,12 +29,10 @@ from jobcost.services import change_orders
 TIMESTAMPS = ("created_at", "updated_at")
 
 
-class ChangeOrderLineInline(admin.TabularInline):
+class ChangeOrderLineInline(ReadOnlyInline):
     """The change order's lines, read-only: contract (or commitment) and budget changes."""
 
     model = ChangeOrderLine
-    extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "position",
         "cost_code",
@@ -51,15 +50,6 @@ class ChangeOrderLineInline(admin.TabularInline):
             .select_related("cost_code")
             .annotate(currency=F("change_order__project__currency"))
         )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(ChangeOrder)

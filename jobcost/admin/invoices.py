@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.db.models import F
 
 from jobcost.admin.base import (
+    ReadOnlyInline,
     ServiceAdmin,
     ServiceForm,
     change_link,
@@ -75,12 +76,10 @@ class InvoiceChangeForm(ServiceForm):
         fields = ["number", "invoice_date", "due_date", "amount"]
 
 
-class InvoiceLineInline(admin.TabularInline):
+class InvoiceLineInline(ReadOnlyInline):
     """The invoice's coding, read-only (posted to the budget's `actual` on approval)."""
 
     model = InvoiceLine
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("position", "cost_code", "amount_display")
     amount_display = money_column("amount", "Amount")
 
@@ -91,15 +90,6 @@ class InvoiceLineInline(admin.TabularInline):
             .select_related("cost_code")
             .annotate(currency=F("invoice__project__currency"))
         )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 def period_pay_app_link(obj) -> str:

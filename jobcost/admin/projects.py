@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each
+from jobcost.admin.base import ReadOnlyInline, ServiceAdmin, ServiceForm, money_column, run_each
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
 from jobcost.models import BudgetLine, Owner, Project, ProjectStatus
@@ -70,13 +70,11 @@ class ProjectChangeForm(ServiceForm):
         fields = ["number", "name", "contract_amount", "retainage_pct"]
 
 
-class BudgetLineInline(admin.TabularInline):
+class BudgetLineInline(ReadOnlyInline):
     """The project's budget, read-only (edit a line on its own page: `budget_line_update`)."""
 
     model = BudgetLine
     fk_name = "project"
-    extra = 0
-    can_delete = False
     show_change_link = True
     fields = readonly_fields = (
         "cost_code",
@@ -105,15 +103,6 @@ class BudgetLineInline(admin.TabularInline):
             .select_related("cost_code", "project")
             .order_by("cost_code__code")
         )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 def _rollup(project: Project) -> ProjectRollup:

@@ -12,7 +12,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each, visible_queryset
+from jobcost.admin.base import (
+    ReadOnlyInline,
+    ServiceAdmin,
+    ServiceForm,
+    money_column,
+    run_each,
+    visible_queryset,
+)
 from jobcost.admin.fields import LabelledChoiceField, with_account
 from jobcost.models import ChangeOrder, Project, Rfi, RfiStatus
 from jobcost.selectors import visible
@@ -59,13 +66,11 @@ class RfiChangeForm(_ServiceChecksNumbers, ServiceForm):
         }
 
 
-class ChangeOrderInline(admin.TabularInline):
+class ChangeOrderInline(ReadOnlyInline):
     """The change orders that name this RFI, read-only (open one to act on it)."""
 
     model = ChangeOrder
     fk_name = "rfi"
-    extra = 0
-    can_delete = False
     show_change_link = True
     verbose_name = "linked change order"
     verbose_name_plural = "linked change orders"
@@ -79,15 +84,6 @@ class ChangeOrderInline(admin.TabularInline):
             .select_related("project")  # the amount's currency
             .order_by("created_at", "id")
         )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Rfi)
