@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from jobcost.models import AgentAction
+from jobcost.models import AgentAction, DailyLog
 from tests.conftest import Api, error_of
 from tests.factories import AccountFactory, make_invoice, make_job, make_key
 from tests.jobcost.api.test_agent_actions import daily_log_body, invoice_lines
@@ -91,3 +91,45 @@ def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
     thread.join(30)
     assert out["r"].status_code == 200, out["r"].content
     assert AgentAction.objects.get(pk=action_id).status == "approved"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_six_simultaneous_approvals_of_one_action_run_it_once():
+    """Six managers' approvals of one `daily_log.create` arrive at once, each on its own
+    connection: the action row lock lets one run the payload (200 approved) and the other
+    five find it decided (409 invalid_state_transition). One daily log, one result."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, agent_secret = make_key(account, "agent")
+    proposed = Api(agent_secret).post(
+        ACTIONS, {"action": "daily_log.create", "payload": daily_log_body(job)}
+    )
+    assert proposed.status_code == 201, proposed.content
+    action_id = proposed.json()["id"]
+    secrets = [make_key(account, "manager")[1] for _ in range(6)]
+    barrier = threading.Barrier(len(secrets))
+    results: list[tuple[int, dict]] = []
+
+    def approve(secret: str) -> None:
+        try:
+            client = Api(secret)
+            barrier.wait(timeout=30)
+            response = client.post(f"{ACTIONS}/{action_id}/approve")
+            results.append((response.status_code, response.json()))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=approve, args=(s,)) for s in secrets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert sorted(status for status, _ in results) == [200] + [409] * 5
+    approved = next(body for status, body in results if status == 200)
+    assert approved["status"] == "approved"
+    assert {body["error"]["code"] for status, body in results if status == 409} == {
+        "invalid_state_transition"
+    }
+    assert list(DailyLog.objects.values_list("pk", flat=True)) == [approved["result"]]
