@@ -3,7 +3,7 @@ cost_code, created[gte]/created[lt] where they apply."""
 
 import django_filters
 
-from jobcost.api.filters import JobcostFilterSet
+from jobcost.api.filters import JobcostFilterSet, ProjectChildFilterSet
 from jobcost.models import (
     AgentAction,
     AgentActionKind,
@@ -57,8 +57,7 @@ class ProjectFilter(JobcostFilterSet):
         fields = []
 
 
-class CostCodeFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class CostCodeFilter(ProjectChildFilterSet):
     cost_type = django_filters.ChoiceFilter(choices=CostType.choices)
 
     class Meta:
@@ -66,8 +65,7 @@ class CostCodeFilter(JobcostFilterSet):
         fields = []
 
 
-class BudgetLineFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class BudgetLineFilter(ProjectChildFilterSet):
     cost_code = django_filters.CharFilter(field_name="cost_code_id")
 
     class Meta:
@@ -75,8 +73,7 @@ class BudgetLineFilter(JobcostFilterSet):
         fields = []
 
 
-class CommitmentFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class CommitmentFilter(ProjectChildFilterSet):
     vendor = django_filters.CharFilter(field_name="vendor_id")
     cost_code = django_filters.CharFilter(field_name="cost_code_id")
     status = django_filters.ChoiceFilter(choices=CommitmentStatus.choices)
@@ -87,8 +84,7 @@ class CommitmentFilter(JobcostFilterSet):
         fields = []
 
 
-class ChangeOrderFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class ChangeOrderFilter(ProjectChildFilterSet):
     commitment = django_filters.CharFilter(field_name="commitment_id")
     status = django_filters.ChoiceFilter(choices=ChangeOrderStatus.choices)
     kind = django_filters.ChoiceFilter(choices=ChangeOrderKind.choices)
@@ -99,8 +95,7 @@ class ChangeOrderFilter(JobcostFilterSet):
         fields = []
 
 
-class InvoiceFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class InvoiceFilter(ProjectChildFilterSet):
     commitment = django_filters.CharFilter(field_name="commitment_id")
     vendor = django_filters.CharFilter(field_name="vendor_id")
     status = django_filters.ChoiceFilter(choices=InvoiceStatus.choices)
@@ -111,8 +106,7 @@ class InvoiceFilter(JobcostFilterSet):
         fields = []
 
 
-class LienWaiverFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class LienWaiverFilter(ProjectChildFilterSet):
     vendor = django_filters.CharFilter(field_name="vendor_id")
     commitment = django_filters.CharFilter(field_name="commitment_id")
     invoice = django_filters.CharFilter(field_name="invoice_id")
@@ -124,8 +118,7 @@ class LienWaiverFilter(JobcostFilterSet):
         fields = []
 
 
-class PayAppFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class PayAppFilter(ProjectChildFilterSet):
     status = django_filters.ChoiceFilter(choices=PayAppStatus.choices)
 
     class Meta:
@@ -133,8 +126,7 @@ class PayAppFilter(JobcostFilterSet):
         fields = []
 
 
-class RfiFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class RfiFilter(ProjectChildFilterSet):
     status = django_filters.ChoiceFilter(choices=RfiStatus.choices)
 
     class Meta:
@@ -142,8 +134,7 @@ class RfiFilter(JobcostFilterSet):
         fields = []
 
 
-class DailyLogFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class DailyLogFilter(ProjectChildFilterSet):
     date__gte = django_filters.DateFilter(field_name="date", lookup_expr="gte")
     date__lte = django_filters.DateFilter(field_name="date", lookup_expr="lte")
 
@@ -152,8 +143,7 @@ class DailyLogFilter(JobcostFilterSet):
         fields = []
 
 
-class AgentActionFilter(JobcostFilterSet):
-    project = django_filters.CharFilter(field_name="project_id")
+class AgentActionFilter(ProjectChildFilterSet):
     status = django_filters.ChoiceFilter(choices=AgentActionStatus.choices)
     action = django_filters.ChoiceFilter(choices=AgentActionKind.choices)
 

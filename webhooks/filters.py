@@ -2,16 +2,15 @@
 
 import django_filters
 
-from jobcost.api.filters import JobcostFilterSet
+from jobcost.api.filters import JobcostFilterSet, ProjectChildFilterSet
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import EndpointStatus, Event, WebhookEndpoint
 
 
-class EventFilter(JobcostFilterSet):
+class EventFilter(ProjectChildFilterSet):
     """`type` must be a catalogue type (else 400 `parameter_invalid`)."""
 
     type = django_filters.ChoiceFilter(choices=[(t, t) for t in sorted(CATALOGUE)])
-    project = django_filters.CharFilter(field_name="project_id")
 
     class Meta:
         model = Event

@@ -29,6 +29,12 @@ class JobcostFilterSet(django_filters.FilterSet):
         return renamed
 
 
+class ProjectChildFilterSet(JobcostFilterSet):
+    """A list of a project's child records: adds the `project` filter (a `prj_` ID)."""
+
+    project = django_filters.CharFilter(field_name="project_id")
+
+
 def reject_unknown_params(params, known: set[str] | frozenset[str] = frozenset()) -> None:
     """400 `parameter_unknown` for a query parameter that is neither reserved nor known."""
     for name in params:
