@@ -23,6 +23,20 @@ def pytest_runtest_setup(item):
         pytest.skip("needs Redis (set REDIS_URL)")
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """On PostgreSQL the audit table refuses TRUNCATE (audit migration 0003) unless the
+    database sets `jobcost.allow_audit_truncate`; the test database does, so the teardown of
+    transactional tests can empty it. Connections opened from here on carry the setting."""
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock():
+            name = connection.ops.quote_name(connection.settings_dict["NAME"])
+            with connection.cursor() as cursor:
+                cursor.execute(f"ALTER DATABASE {name} SET jobcost.allow_audit_truncate = 'on'")
+            connection.close()
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _generous_rate_limit(settings):
     """Tests fire requests fast; the rate-limit tests set per-account limits themselves."""

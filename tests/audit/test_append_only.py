@@ -1,6 +1,8 @@
 """Audit entries are append-only (SPEC §8 audit_entry): the database itself refuses UPDATE and
-DELETE of audit rows (a trigger on PostgreSQL and on SQLite), and the ORM refuses them before
-they reach it (`AppendOnlyError`)."""
+DELETE of audit rows (a trigger on PostgreSQL and on SQLite) and, on PostgreSQL, TRUNCATE of the
+table; the ORM refuses them before they reach it (`AppendOnlyError`)."""
+
+import uuid
 
 import pytest
 from django.db import DatabaseError, connection, transaction
@@ -105,3 +107,57 @@ def test_orm_instance_save_and_delete_raise(entry):
         entry.delete()
     row = AuditEntry.objects.get(pk=entry.pk)
     assert row.note == ""
+
+
+def _sqlstate(sql: str, params=()) -> str | None:
+    """Run `sql` in a savepoint; the SQLSTATE it was refused with, or None if it ran."""
+    try:
+        _raw(sql, params)
+    except DatabaseError as exc:
+        return exc.__cause__.sqlstate
+    return None
+
+
+@pytest.mark.postgres
+def test_postgres_refuses_truncate_of_the_audit_table(entry):
+    """A statement-level trigger refuses TRUNCATE, even for the table's owner; only a
+    database that sets `jobcost.allow_audit_truncate` (the test database, for teardown)
+    lets it through, so the test turns that off for its own transaction."""
+    count = AuditEntry.objects.count()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jobcost.allow_audit_truncate = 'off'")
+        with pytest.raises(DatabaseError, match=r"append-only \(TRUNCATE refused\)") as excinfo:
+            _raw(f"TRUNCATE {TABLE}", [])
+        assert excinfo.value.__cause__.sqlstate == "42501"
+        with pytest.raises(DatabaseError, match="append-only"):
+            _raw(f"TRUNCATE {TABLE} CASCADE", [])
+    assert AuditEntry.objects.count() == count
+    _unchanged(entry)
+
+
+@pytest.mark.postgres
+def test_service_role_cannot_drop_disable_or_bypass_the_triggers(entry):
+    """The README's service role ("Database roles": SELECT/INSERT/UPDATE/DELETE, no ownership,
+    no TRIGGER or TRUNCATE privilege) can neither drop nor disable the audit triggers, nor
+    truncate, nor switch triggers off for its session."""
+    role = f"jobcost_service_{uuid.uuid4().hex[:8]}"
+    with transaction.atomic():  # CREATE ROLE is transactional: rolled back with the test
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE ROLE {role} NOLOGIN")
+            cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {TABLE} TO {role}")
+        refused = {}
+        for name, sql in {
+            "drop trigger": f"DROP TRIGGER audit_entry_append_only ON {TABLE}",
+            "drop truncate trigger": f"DROP TRIGGER audit_entry_no_truncate ON {TABLE}",
+            "disable triggers": f"ALTER TABLE {TABLE} DISABLE TRIGGER ALL",
+            "drop function": "DROP FUNCTION audit_entry_append_only() CASCADE",
+            "truncate": f"TRUNCATE {TABLE}",
+            "replica mode": "SET LOCAL session_replication_role = replica",
+            "delete": f"DELETE FROM {TABLE} WHERE id = %s",
+        }.items():
+            params = [entry.pk] if "%s" in sql else []
+            refused[name] = _sqlstate(f"SET LOCAL ROLE {role}; {sql}", params)
+        assert refused == dict.fromkeys(refused, "42501"), refused
+        assert _sqlstate(f"SET LOCAL ROLE {role}; SELECT count(*) FROM {TABLE}") is None
+        transaction.set_rollback(True)
+    _unchanged(entry)
