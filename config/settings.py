@@ -92,6 +92,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Seconds any call to Redis (broker publish, rate limiter, readiness) waits to connect and,
+# separately, for each reply, before it gives up (README, "Configuration").
+REDIS_TIMEOUT_SECONDS = float(os.environ.get("JOBCOST_REDIS_TIMEOUT", "0.5"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -176,6 +179,17 @@ SPECTACULAR_SETTINGS = {
 # Celery: Redis when configured, else a filesystem broker that needs no server (make run).
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
+    # A hung broker must not hold a request (README, "Decisions": a hung Redis). kombu's
+    # Redis transport passes these to redis-py; without them a reply that never comes is
+    # waited for forever. Workers are unaffected: they read BRPOP replies only once the
+    # socket is readable.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+        "socket_timeout": REDIS_TIMEOUT_SECONDS,
+        "retry_on_timeout": False,
+    }
+    # Total seconds spent (re)connecting before a publish gives up.
+    CELERY_BROKER_CONNECTION_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
 else:
     _broker_dir = VAR_DIR / "broker"
     for _sub in ("out", "processed"):
@@ -186,6 +200,18 @@ else:
         "data_folder_out": str(_broker_dir / "out"),
         "data_folder_processed": str(_broker_dir / "processed"),
     }
+# One publish: the first try and one retry on a fresh connection, no wait between them, so
+# it gives up within 2 × REDIS_TIMEOUT_SECONDS; the outbox sweep sends what it could not queue.
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0,
+    "interval_max": 0,
+}
+# A request thread waits at most this long for a free producer when every pooled one is busy
+# publishing to a slow broker (Celery's default waits forever).
+CELERY_BROKER_POOL_ACQUIRE_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("JOBCOST_CELERY_QUEUE", "celery")
 CELERY_TASK_IGNORE_RESULT = True

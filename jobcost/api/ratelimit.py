@@ -1,7 +1,13 @@
 """Per-account token bucket (SPEC §6): Redis when REDIS_URL is set, else in-process.
 
-Defaults: 100 requests/s sustained, burst 200 (settings, or per account). The Redis bucket is
-one Lua script, atomic across processes and hosts, timed by the Redis server's clock.
+Defaults: 100 requests/s sustained, burst 200 (settings, or per account; an account limit of 0
+refuses every request, README "Decisions"). The Redis bucket is one Lua script, atomic across
+processes and hosts, timed by the Redis server's clock.
+
+A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
+reply, no retry); the request is then allowed without RateLimit-* headers, since nothing was
+counted, and this process leaves Redis alone for `RATE_LIMIT_REDIS_BACKOFF_SECONDS` so the
+requests after it pay nothing (README, "Decisions": a hung Redis).
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
+import redis
 from django.conf import settings
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 logger = logging.getLogger("jobcost.ratelimit")
 
@@ -41,18 +50,34 @@ return {allowed, tostring(tokens)}
 """
 
 
+# Seconds this process skips Redis after a failed call (fail open at once meanwhile).
+RATE_LIMIT_REDIS_BACKOFF_SECONDS = 5.0
+
+
 @dataclass(frozen=True)
 class Decision:
-    """Outcome of taking one token; `tokens` is what is left (may be fractional)."""
+    """Outcome of taking one token; `tokens` is what is left (may be fractional).
+    `counted` is false when the limiter could not count (Redis unreachable)."""
 
     allowed: bool
     limit: int
     rate: int
     tokens: float
+    counted: bool = True
+
+    @property
+    def blocked(self) -> bool:
+        """An account limit of 0: no request is ever allowed, so no reset time exists."""
+        return self.rate == 0 or self.limit == 0
 
     def headers(self) -> dict[str, str]:
         """RateLimit-Limit / -Remaining / -Reset (seconds until the bucket is full), plus
-        Retry-After (whole seconds, at least 1) when refused."""
+        Retry-After (whole seconds, at least 1) when refused. None when nothing was counted;
+        only -Limit and -Remaining for a blocked account (it never refills)."""
+        if not self.counted:
+            return {}
+        if self.blocked:
+            return {"RateLimit-Limit": str(self.limit), "RateLimit-Remaining": "0"}
         headers = {
             "RateLimit-Limit": str(self.limit),
             "RateLimit-Remaining": str(max(0, math.floor(self.tokens))),
@@ -65,10 +90,17 @@ class Decision:
 
 @cache
 def _redis():
-    import redis
-
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5)
+    timeout = settings.REDIS_TIMEOUT_SECONDS
+    client = redis.Redis.from_url(
+        settings.REDIS_URL,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
     return client, client.register_script(_LUA)
+
+
+_redis_down_until = 0.0
 
 
 _local_lock = threading.Lock()
@@ -88,17 +120,28 @@ def _take_local(bucket: str, rate: int, burst: int) -> tuple[bool, float]:
 
 
 def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> Decision:
-    """Take one token from `bucket` (e.g. `acct_…`). A configured but unreachable Redis fails
-    open (logged): refusing all traffic because the limiter is down would be worse."""
-    rate = rate or settings.JOBCOST_RATE_LIMIT_PER_SECOND
-    burst = burst or settings.JOBCOST_RATE_LIMIT_BURST
+    """Take one token from `bucket` (e.g. `acct_…`). `rate` (tokens/s) and `burst` (tokens)
+    default to the settings when None; 0 in either refuses every request (`blocked`).
+
+    A configured but unreachable Redis fails open (logged, `counted=False`): refusing all
+    traffic because the limiter is down would be worse. Never waits on Redis longer than
+    `REDIS_TIMEOUT_SECONDS`.
+    """
+    global _redis_down_until
+    rate = settings.JOBCOST_RATE_LIMIT_PER_SECOND if rate is None else rate
+    burst = settings.JOBCOST_RATE_LIMIT_BURST if burst is None else burst
+    if rate == 0 or burst == 0:
+        return Decision(False, burst, rate, 0.0)
     if settings.REDIS_URL:
+        if time.monotonic() < _redis_down_until:
+            return Decision(True, burst, rate, float(burst), counted=False)
         try:
             _client, script = _redis()
             allowed, tokens = script(keys=[f"jobcost:ratelimit:{bucket}"], args=[rate, burst])
             return Decision(bool(allowed), burst, rate, float(tokens))
-        except Exception:  # redis.RedisError and connection failures
-            logger.warning("rate limiter unavailable; allowing request", exc_info=True)
-            return Decision(True, burst, rate, float(burst))
+        except (redis.RedisError, OSError) as exc:
+            _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
+            logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)
+            return Decision(True, burst, rate, float(burst), counted=False)
     allowed, tokens = _take_local(bucket, rate, burst)
     return Decision(allowed, burst, rate, tokens)

@@ -101,6 +101,8 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def apply_rate_limit(self, bucket: str, rate=None, burst=None) -> None:
         decision = ratelimit.take(bucket, rate=rate, burst=burst)
         self._rate_headers = decision.headers()
+        if decision.blocked:
+            raise RateLimited("This account's rate limit is 0: every request is refused.")
         if not decision.allowed:
             raise RateLimited(
                 "Too many requests for this account; retry after the Retry-After seconds.",

@@ -1,9 +1,12 @@
 """Health probes (SPEC §11), without a key."""
 
+import redis
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 @require_GET
@@ -13,14 +16,23 @@ def healthz(request):
 
 
 def _broker_ok() -> tuple[bool, str]:
+    """PING the Redis broker once: a down or hung Redis answers "down" within
+    `REDIS_TIMEOUT_SECONDS` (connect or reply, no retry; README, "Configuration")."""
     if settings.REDIS_URL:
-        import redis
-
+        timeout = settings.REDIS_TIMEOUT_SECONDS
+        client = redis.Redis.from_url(
+            settings.REDIS_URL,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
         try:
-            redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1).ping()
+            client.ping()
             return True, "redis"
         except redis.RedisError as exc:
             return False, f"redis: {exc.__class__.__name__}"
+        finally:
+            client.close()
     return True, "filesystem"
 
 
