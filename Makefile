@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
+# Every target here is local work: development settings (a key kept in var/secret_key, any
+# host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
+export JOBCOST_ENV ?= development
 
 .PHONY: install run migrate seed test lint format bench bench-webhooks clean
 

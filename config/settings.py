@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config import environment
 from jobcost.api.schema_components import ERROR as ERROR_SCHEMA
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -25,12 +26,35 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+# development or production (the default): config/environment.py, README "Production".
+JOBCOST_ENV = environment.environment()
+DEVELOPMENT = JOBCOST_ENV == environment.DEVELOPMENT
+
 DEBUG = env_bool("DJANGO_DEBUG", False)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-secret-key-change-me")
-ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "*").split(",") if h]
+SECRET_KEY = environment.secret_key(JOBCOST_ENV, VAR_DIR)
+ALLOWED_HOSTS = environment.allowed_hosts(JOBCOST_ENV)
 CSRF_TRUSTED_ORIGINS = [
     o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o
 ]
+
+# How many reverse proxies the service sits behind, each appending to X-Forwarded-For; 0
+# (the default) trusts no forwarded header (README, "Production").
+JOBCOST_TRUSTED_PROXIES = int(os.environ.get("JOBCOST_TRUSTED_PROXIES", "0"))
+if JOBCOST_TRUSTED_PROXIES:
+    # The proxy terminates TLS and says so; without this the SSL redirect would loop.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# HTTPS switches, on by default in production, off in development (README, "Production").
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEVELOPMENT)
+# Health probes come from inside the network, often over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SESSION_COOKIE_SECURE", not DEVELOPMENT)
+CSRF_COOKIE_SECURE = env_bool("DJANGO_CSRF_COOKIE_SECURE", not DEVELOPMENT)
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("DJANGO_SECURE_HSTS_SECONDS", "0" if DEVELOPMENT else "31536000")
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -7,6 +7,9 @@ envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
 
 from __future__ import annotations
 
+import ipaddress
+
+from django.conf import settings
 from django.db import transaction
 from rest_framework import viewsets
 from rest_framework.request import Request
@@ -25,7 +28,26 @@ WRITE_METHODS = ("POST", "PATCH")
 
 
 def client_ip(request) -> str:
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The client's address, for the unauthenticated rate-limit bucket.
+
+    REMOTE_ADDR, unless `JOBCOST_TRUSTED_PROXIES` = N > 0 proxies stand in front (README,
+    "Production"): each appends the address it received from to X-Forwarded-For, so the
+    client is the N-th entry from the right; anything left of it is the client's own claim
+    and is ignored. A missing or malformed entry falls back to REMOTE_ADDR.
+    """
+    remote = request.META.get("REMOTE_ADDR") or "unknown"
+    hops = settings.JOBCOST_TRUSTED_PROXIES
+    if hops <= 0:
+        return remote
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [a for a in forwarded if a]
+    if len(forwarded) < hops:
+        return remote
+    candidate = forwarded[-hops]
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:
+        return remote
 
 
 class JobcostViewSet(viewsets.GenericViewSet):

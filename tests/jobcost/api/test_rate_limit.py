@@ -3,8 +3,12 @@ account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-Af
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
+
 import pytest
 from django.conf import settings
+from django.test import Client
 
 from jobcost.api import ratelimit
 from tests.conftest import Api, error_of
@@ -103,3 +107,77 @@ def test_unauthenticated_responses_carry_rate_limit_headers(db):
     assert response.status_code == 401
     assert int(response["RateLimit-Limit"]) >= 1
     assert "RateLimit-Remaining" in response and "RateLimit-Reset" in response
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"rate_limit_per_second": 0},
+        {"rate_limit_burst": 0},
+        {"rate_limit_per_second": 0, "rate_limit_burst": 0},
+    ],
+)
+def test_an_account_limit_of_zero_refuses_every_request(account, make_api, limits):
+    for field, value in limits.items():
+        setattr(account, field, value)
+    account.save()
+    api = make_api(account)
+    before = row_counts(idempotency=True)
+    for response in (api.get("/v1/owners"), api.post("/v1/owners", {"name": "Blocked"})):
+        assert response.status_code == 429, response.content
+        error = error_of(response)
+        assert (error["code"], error["param"]) == ("rate_limited", None)
+        assert "rate limit is 0" in error["message"]
+        assert response["RateLimit-Remaining"] == "0"
+        assert "Retry-After" not in response and "RateLimit-Reset" not in response
+    assert row_counts(idempotency=True) == before
+
+
+def test_a_null_account_limit_means_the_settings_default(account, make_api, settings):
+    settings.JOBCOST_RATE_LIMIT_BURST = 5
+    assert (account.rate_limit_per_second, account.rate_limit_burst) == (None, None)
+    response = make_api(account).get("/v1/owners")
+    assert response.status_code == 200
+    assert response["RateLimit-Limit"] == "5"
+
+
+def _anonymous(remote_addr: str, forwarded_for: str):
+    """An unauthenticated request from `remote_addr` carrying X-Forwarded-For."""
+    return Client(REMOTE_ADDR=remote_addr).get(
+        "/v1/owners", headers={"X-Forwarded-For": forwarded_for}
+    )
+
+
+def _fresh_address() -> str:
+    return str(ipaddress.IPv4Address(0x0A000000 + secrets.randbelow(2**24)))  # 10.0.0.0/8
+
+
+def test_forwarded_for_is_ignored_without_trusted_proxies(db, settings):
+    """A client cannot pick its own unauthenticated bucket by sending X-Forwarded-For."""
+    settings.JOBCOST_RATE_LIMIT_BURST, settings.JOBCOST_RATE_LIMIT_PER_SECOND = 2, 1
+    settings.JOBCOST_TRUSTED_PROXIES = 0
+    remote = _fresh_address()
+    statuses = [_anonymous(remote, _fresh_address()).status_code for _ in range(3)]
+    assert statuses == [401, 401, 429]
+
+
+def test_with_one_trusted_proxy_the_bucket_is_the_address_it_forwarded(db, settings):
+    """Behind one proxy the client is the rightmost X-Forwarded-For entry: what a client
+    claims to the left of it does not change its bucket, another client has its own."""
+    settings.JOBCOST_RATE_LIMIT_BURST, settings.JOBCOST_RATE_LIMIT_PER_SECOND = 2, 1
+    settings.JOBCOST_TRUSTED_PROXIES = 1
+    proxy, client, other = _fresh_address(), _fresh_address(), _fresh_address()
+    statuses = [_anonymous(proxy, f"{_fresh_address()}, {client}").status_code for _ in range(3)]
+    assert statuses == [401, 401, 429]
+    assert _anonymous(proxy, other).status_code == 401
+    assert _anonymous(proxy, f"{client}, {other}").status_code == 401
+
+
+def test_with_two_trusted_proxies_the_client_is_second_from_the_right(db, settings):
+    settings.JOBCOST_RATE_LIMIT_BURST, settings.JOBCOST_RATE_LIMIT_PER_SECOND = 1, 1
+    settings.JOBCOST_TRUSTED_PROXIES = 2
+    inner, outer, client, other = (_fresh_address() for _ in range(4))
+    assert _anonymous(inner, f"spoofed, {client}, {outer}").status_code == 401
+    assert _anonymous(inner, f"{_fresh_address()}, {client}, {outer}").status_code == 429
+    # another client, claiming the first one's address to the left of its own
+    assert _anonymous(inner, f"{client}, {other}, {outer}").status_code == 401

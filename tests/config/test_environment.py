@@ -1,0 +1,115 @@
+"""JOBCOST_ENV (README, "Production"): production refuses to start with the built-in or a
+missing secret key and without named hosts; the README's production environment passes
+`manage.py check --deploy` with no warning; development keeps a generated key in var/.
+
+Each case starts a real `manage.py` process with exactly the environment given (nothing
+inherited but PATH), so the settings are read as a deployment would read them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from config.environment import BUILTIN_SECRET_KEY
+
+BASE_DIR = Path(settings.BASE_DIR)
+
+
+def _manage(tmp_path: Path, env: dict[str, str], *args: str, shell_prelude: str = ""):
+    """Run `manage.py <args>` (after `shell_prelude`, a bash snippet) with `env` alone."""
+    command = f'{shell_prelude}\nexec "$PYTHON" manage.py "$@"'
+    return subprocess.run(
+        ["bash", "-c", command, "manage", *args],
+        cwd=BASE_DIR,
+        env={
+            "PATH": os.environ["PATH"],
+            "PYTHON": sys.executable,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "JOBCOST_VAR_DIR": str(tmp_path / "var"),
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _readme_production_block() -> str:
+    """The sh block of the README's "Production" → "Environment" part, verbatim."""
+    readme = (BASE_DIR / "README.md").read_text()
+    part = readme.split("\n### Environment\n", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", part, flags=re.DOTALL)
+    assert len(blocks) == 1, "the Production/Environment part must hold exactly one sh block"
+    return blocks[0]
+
+
+def test_readme_production_environment_passes_check_deploy(tmp_path):
+    block = _readme_production_block()
+    assert "JOBCOST_ENV=production" in block
+    result = _manage(
+        tmp_path,
+        {"DJANGO_SECRET_KEY": secrets.token_urlsafe(50)},
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        shell_prelude=block,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+PRODUCTION = {"JOBCOST_ENV": "production", "DJANGO_ALLOWED_HOSTS": "jobcost.example.com"}
+GOOD_KEY = "k" * 10 + secrets.token_urlsafe(50)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "DJANGO_SECRET_KEY"),
+        ({"JOBCOST_ENV": ""}, "DJANGO_SECRET_KEY"),  # unset or empty is production
+        ({"DJANGO_SECRET_KEY": BUILTIN_SECRET_KEY}, "not the built-in development key"),
+        ({"DJANGO_SECRET_KEY": "short-but-not-built-in"}, "at least 50 random characters"),
+        ({"DJANGO_SECRET_KEY": GOOD_KEY, "DJANGO_ALLOWED_HOSTS": "*"}, "DJANGO_ALLOWED_HOSTS"),
+        ({"DJANGO_SECRET_KEY": GOOD_KEY, "DJANGO_ALLOWED_HOSTS": ""}, "DJANGO_ALLOWED_HOSTS"),
+        (
+            {"DJANGO_SECRET_KEY": GOOD_KEY, "DJANGO_ALLOWED_HOSTS": "a.example.com,*"},
+            "without '*'",
+        ),
+        ({"JOBCOST_ENV": "staging"}, "JOBCOST_ENV='staging' is not an environment"),
+    ],
+)
+def test_production_refuses_to_start_with_unsafe_settings(tmp_path, env, message):
+    result = _manage(tmp_path, {**PRODUCTION, **env}, "check")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr, result.stderr
+    assert not (tmp_path / "var" / "secret_key").exists()
+
+
+def test_production_starts_with_its_own_key_and_hosts(tmp_path):
+    result = _manage(tmp_path, {**PRODUCTION, "DJANGO_SECRET_KEY": GOOD_KEY}, "check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_development_generates_a_key_once_and_keeps_it_private(tmp_path):
+    show = ["shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)"]
+    first = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
+    assert first.returncode == 0, first.stderr
+    kept = tmp_path / "var" / "secret_key"
+    key = kept.read_text().strip()
+    assert first.stdout.strip().splitlines()[-1] == key
+    assert len(key) >= 50 and key != BUILTIN_SECRET_KEY
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    second = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
+    assert second.stdout.strip().splitlines()[-1] == key
+    assert [p.name for p in kept.parent.iterdir() if "secret_key" in p.name] == ["secret_key"]
