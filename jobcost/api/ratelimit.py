@@ -72,8 +72,8 @@ class Decision:
 
     def headers(self) -> dict[str, str]:
         """RateLimit-Limit / -Remaining / -Reset (seconds until the bucket is full), plus
-        Retry-After (whole seconds, at least 1) when refused. None when nothing was counted;
-        only -Limit and -Remaining for a blocked account (it never refills)."""
+        Retry-After (whole seconds, at least 1) when refused. No header at all when nothing
+        was counted; only -Limit and -Remaining for a blocked account (it never refills)."""
         if not self.counted:
             return {}
         if self.blocked:
