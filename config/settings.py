@@ -1,8 +1,9 @@
 """Settings, read from the environment.
 
-Every knob is an environment variable (see README, "Configuration"). Without any of them set,
-the service runs on SQLite and a filesystem Celery broker so that `make run` works on a bare
-machine; CI and production set DATABASE_URL and REDIS_URL.
+Every knob is an environment variable (see README, "Configuration"). With only
+JOBCOST_ENV=development set (`make` sets it), the service runs on SQLite and a filesystem Celery
+broker so that `make run` works on a bare machine; CI and production set DATABASE_URL and
+REDIS_URL, and production refuses unsafe settings (config/environment.py, README "Production").
 """
 
 import os
