@@ -100,8 +100,9 @@ def _check_host(host: str) -> None:
 
 
 def is_loopback_host(host: str) -> bool:
-    """`localhost` or a literal loopback address (the development exception)."""
-    if host == "localhost":
+    """`localhost`, a `*.localhost` name (loopback by RFC 6761) or a literal loopback address:
+    the development exception. Even then only loopback addresses are connected to."""
+    if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
