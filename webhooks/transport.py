@@ -56,7 +56,7 @@ class GuardedBackend(httpcore.NetworkBackend):
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         if isinstance(failure, httpcore.ConnectError):
-            reason = getattr(failure.__context__, "strerror", None) or "connection failed"
+            reason = getattr(failure.__cause__, "strerror", None) or "connection failed"
             raise httpcore.ConnectError(f"Could not connect to the host: {reason}.")
         raise httpcore.ConnectTimeout("Timed out connecting to the host.")
 

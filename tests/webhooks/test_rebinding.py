@@ -80,6 +80,23 @@ def test_every_new_connection_is_checked_again(api, dns, two_receivers):
     assert dns.lookups == [NAME, NAME]
 
 
+def test_a_kept_alive_connection_stays_on_the_checked_address(api, dns, certs, settings):
+    """The shared client keeps connections per endpoint alive: the second attempt reuses the
+    connection opened to the checked address, and never looks the name up again."""
+    settings.WEBHOOKS_CA_BUNDLE = str(certs[NAME][0])
+    receiver = TlsReceiver("127.0.0.2", 0, *certs[NAME], keep_alive=True)
+    try:
+        dns.answer(NAME, ["127.0.0.2"])
+        endpoint = _endpoint(api, f"https://{NAME}:{receiver.port}/hooks")
+        dns.answer(NAME, ["127.0.0.2"], ["10.0.0.5"])
+        dns.lookups.clear()
+        assert attempt(owe_delivery(endpoint).pk) == "succeeded"
+        assert attempt(owe_delivery(endpoint).pk) == "succeeded"
+    finally:
+        receiver.close()
+    assert (len(receiver.seen), receiver.connections, dns.lookups) == (2, 1, [NAME])
+
+
 def test_a_name_rebound_to_loopback_after_the_check_is_never_sent_to(api, settings, dns, certs):
     """Outside development: public when the endpoint was saved, loopback when sending."""
     settings.WEBHOOKS_ALLOW_INSECURE_LOCALHOST = False

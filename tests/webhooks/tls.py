@@ -37,19 +37,27 @@ class Seen:
 
 @dataclass
 class TlsReceiver:
-    """Answers 200 to every POST on https://`address`:`port` with `cert`."""
+    """Answers 200 to every POST on https://`address`:`port` with `cert`; HTTP/1.0 (one
+    request per connection) unless `keep_alive`. `connections` counts the TLS connections."""
 
     address: str
     port: int
     cert: Path
     key: Path
+    keep_alive: bool = False
     seen: list[Seen] = field(default_factory=list)
+
+    @property
+    def connections(self) -> int:
+        return len(self._names)
 
     def __post_init__(self):
         receiver = self
         names: dict[int, str | None] = {}
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if self.keep_alive else "HTTP/1.0"
+
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with receiver._lock:
@@ -70,6 +78,7 @@ class TlsReceiver:
             names[id(sslsocket)] = server_name
 
         context.sni_callback = remember
+        self._names = names
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer((self.address, self.port), Handler)
         self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
