@@ -21,7 +21,6 @@ from __future__ import annotations
 import ssl
 import time
 
-import certifi
 import httpcore
 import httpx
 from django.conf import settings
@@ -86,7 +85,12 @@ def new_client(*, timeout: float) -> httpx.Client:
     """A client for webhook POSTs: guarded transport, certificates checked against
     WEBHOOKS_CA_BUNDLE (certifi's when empty), no redirects, no proxy or .netrc from the
     environment, `timeout` seconds for each phase of a request."""
-    context = ssl.create_default_context(cafile=settings.WEBHOOKS_CA_BUNDLE or certifi.where())
+    bundle = settings.WEBHOOKS_CA_BUNDLE
+    context = (
+        ssl.create_default_context(cafile=bundle)
+        if bundle
+        else httpx.create_ssl_context(trust_env=False)  # certifi's CAs
+    )
     transport = GuardedTransport(ssl_context=context)
     return httpx.Client(
         transport=transport, timeout=timeout, follow_redirects=False, trust_env=False

@@ -147,3 +147,18 @@ def test_the_certificate_is_verified_for_the_host_name(api, dns, certs, settings
     assert delivery.last_error.startswith("ConnectError: ")
     assert "certificate verify failed" in delivery.last_error
     assert "127.0.0.2" not in delivery.last_error
+
+
+def test_by_default_only_public_certificate_authorities_are_trusted(api, dns, certs):
+    """WEBHOOKS_CA_BUNDLE empty: certifi's CAs, so a self-signed receiver gets nothing."""
+    receiver = TlsReceiver("127.0.0.2", 0, *certs[NAME])
+    try:
+        dns.answer(NAME, ["127.0.0.2"])
+        endpoint = _endpoint(api, f"https://{NAME}:{receiver.port}/hooks")
+        delivery = owe_delivery(endpoint)
+        assert attempt(delivery.pk) == "pending"
+    finally:
+        receiver.close()
+    assert receiver.seen == []
+    delivery.refresh_from_db()
+    assert "certificate verify failed: self-signed certificate" in delivery.last_error
