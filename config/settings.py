@@ -150,6 +150,12 @@ JOBCOST_IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 # SPEC §8 webhook_endpoint: loopback http:// only in development and tests.
 WEBHOOKS_ALLOW_INSECURE_LOCALHOST = env_bool("WEBHOOKS_ALLOW_INSECURE_LOCALHOST", DEBUG)
+# The resolver webhook hosts are looked up with, once per connection (README "Managing
+# endpoints"): a dotted path to `(host, port) -> list of address strings`.
+WEBHOOKS_RESOLVER = os.environ.get("WEBHOOKS_RESOLVER", "webhooks.urlguard.system_resolver")
+# Certificates that webhook receivers' TLS certificates are verified against: a PEM bundle
+# path, or empty for certifi's public CAs.
+WEBHOOKS_CA_BUNDLE = os.environ.get("WEBHOOKS_CA_BUNDLE", "")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["jobcost.api.authentication.ApiKeyAuthentication"],

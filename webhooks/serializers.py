@@ -1,11 +1,13 @@
 """Webhook endpoint, event and delivery shapes (SPEC §8)."""
 
+from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
 from webhooks import selectors
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import DeliveryStatus, EndpointStatus
+from webhooks.urlguard import MAX_URL_LENGTH
 from webhooks.versions import render_payload
 
 # The event types of the catalogue, for the schema's `EventTypeEnum` (ENUM_NAME_OVERRIDES).
@@ -31,9 +33,22 @@ class WebhookEndpointSerializer(ResourceSerializer):
         return endpoint.secret if self.context.get("reveal_secret") else endpoint.secret_masked
 
 
+class WebhookUrlField(serializers.CharField):
+    """A webhook `url` (at most `MAX_URL_LENGTH` characters), passed to the SSRF guard as
+    sent: not trimmed, and NUL left to the guard, so that every URL the guard refuses —
+    whitespace and control characters included — is one error, 400 `url_invalid`
+    (docs/errors.md), not sometimes `parameter_invalid` and sometimes stored trimmed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=MAX_URL_LENGTH, trim_whitespace=False, **kwargs)
+        self.validators = [
+            v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)
+        ]
+
+
 class WebhookEndpointCreateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
-    url = serializers.CharField(max_length=2000)
+    url = WebhookUrlField()
     events = serializers.ListField(child=serializers.CharField(max_length=60), allow_empty=False)
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     api_version = serializers.CharField(required=False)
@@ -41,7 +56,7 @@ class WebhookEndpointCreateSerializer(InputSerializer):
 
 class WebhookEndpointUpdateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
-    url = serializers.CharField(max_length=2000, required=False)
+    url = WebhookUrlField(required=False)
     events = serializers.ListField(
         child=serializers.CharField(max_length=60), allow_empty=False, required=False
     )

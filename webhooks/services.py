@@ -124,7 +124,9 @@ def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
 
 @transaction.atomic
 def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
-    """A new secret signs from now on; the old one keeps signing alongside for 24 h."""
+    """A new secret signs from now on; the old one keeps signing alongside for 24 h. At most
+    two secrets are live: a second rotation within 24 h drops the oldest at once (README
+    "Decisions (webhooks)")."""
     endpoint = lock(WebhookEndpoint, endpoint_id)
     endpoint.previous_secret = endpoint.secret
     endpoint.previous_secret_expires_at = timezone.now() + ROTATION_OVERLAP

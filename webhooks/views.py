@@ -20,7 +20,7 @@ from jobcost.views.docs import (
     retrieve_doc,
     update_doc,
 )
-from webhooks import selectors, services
+from webhooks import selectors, services, withheld
 from webhooks.filters import EventFilter, WebhookEndpointFilter
 from webhooks.serializers import (
     EventSerializer,
@@ -51,6 +51,12 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         "deliveries": "A page of the endpoint's deliveries, newest first.",
         "retry_delivery": "The delivery, pending again.",
     }
+
+    def body_to_store(self, body: str) -> str:
+        return withheld.withhold(body)
+
+    def body_to_replay(self, stored: str) -> str:
+        return withheld.restore(stored)
 
     def revealing(self, endpoint, status: int = 200) -> Response:
         """Render with the full secret (create and rotate-secret only)."""

@@ -89,10 +89,11 @@ def in_use() -> Conflict:
     )
 
 
-def replay(record: IdempotencyRecord) -> HttpResponse:
-    """The stored response, marked `Idempotent-Replayed: true`."""
+def replay(record: IdempotencyRecord, *, body: str | None = None) -> HttpResponse:
+    """The stored response (or `body`, the view's reading of it: a withheld secret put back),
+    marked `Idempotent-Replayed: true`."""
     response = HttpResponse(
-        record.response_body,
+        record.response_body if body is None else body,
         status=record.response_status,
         content_type="application/json; charset=utf-8",
     )
@@ -105,7 +106,11 @@ def is_storable(status: int) -> bool:
     return status < 500 and status not in (401, 403, 429)
 
 
-def store(*, api_key_id: str, key: str, method: str, path: str, sha: str, response) -> None:
+def store(
+    *, api_key_id: str, key: str, method: str, path: str, sha: str, response, body: str
+) -> None:
+    """Keep `response`'s status and `body` (its content as the view chose to store it: never
+    a secret) for replays."""
     IdempotencyRecord.objects.create(
         api_key_id=api_key_id,
         key=key,
@@ -113,7 +118,7 @@ def store(*, api_key_id: str, key: str, method: str, path: str, sha: str, respon
         path=path,
         body_sha256=sha,
         response_status=response.status_code,
-        response_body=response.content.decode(),
+        response_body=body,
     )
 
 

@@ -14,6 +14,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from config.celery import app as celery_app
+from tests.webhooks import resolvers
 from tests.webhooks.receiver import Receiver
 
 
@@ -102,3 +103,12 @@ def workers():
     yield pool
     pool.stop()
     celery_app.conf.task_default_queue = previous
+
+
+@pytest.fixture
+def dns(settings):
+    """Webhook hosts resolve from a script (tests/webhooks/resolvers.py) instead of the
+    system resolver; names not scripted do not resolve."""
+    settings.WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.scripted"
+    resolvers.SCRIPT = resolvers.Script()
+    yield resolvers.SCRIPT
