@@ -127,6 +127,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["jobcost.api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["jobcost.api.permissions.RolePolicy"],
     "DEFAULT_PARSER_CLASSES": ["jobcost.api.parsers.StrictJSONParser"],
+    "DEFAULT_METADATA_CLASS": "jobcost.api.metadata.AllowOnlyMetadata",
     "DEFAULT_RENDERER_CLASSES": ["jobcost.api.renderers.JobcostJSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": "jobcost.api.pagination.CursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

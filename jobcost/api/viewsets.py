@@ -36,7 +36,9 @@ class JobcostViewSet(viewsets.GenericViewSet):
     id_prefix: str = ""
     filterset_class = None
     lookup_value_regex = "[^/]+"
-    http_method_names = ["get", "post", "patch", "delete", "head"]
+    # OPTIONS answers 200 with `Allow` and no body (jobcost.api.metadata); any other method
+    # is 405 `method_not_allowed` in the envelope.
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     scope: Scope
 
     # --- pipeline -------------------------------------------------------------------------
