@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "jobcost.api.middleware.RequestIdMiddleware",
+    "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

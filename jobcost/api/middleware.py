@@ -2,7 +2,7 @@
 
 from django.conf import settings
 
-from jobcost.api.errors import PayloadTooLarge, json_error_response
+from jobcost.api.errors import NotFound, PayloadTooLarge, json_error_response
 from jobcost.api.ids import new_id
 
 
@@ -22,6 +22,24 @@ class RequestIdMiddleware:
                 request, "jobcost_version", settings.JOBCOST_API_VERSIONS[-1]
             )
         return response
+
+
+class NulPathMiddleware:
+    """A path holding NUL (`%00`) names no route: 404 `route_missing` before any view runs, so
+    no ID lookup, idempotency record or log line carries it to PostgreSQL, whose text refuses
+    NUL (README, "Errors and methods")."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path:
+            shown = request.path.replace("\x00", "%00")
+            return json_error_response(
+                request,
+                NotFound(f"No route matches {request.method} {shown}.", code="route_missing"),
+            )
+        return self.get_response(request)
 
 
 class BodyLimitMiddleware:

@@ -1,6 +1,7 @@
 """The base viewset: the request pipeline every /v1 endpoint shares.
 
-authenticate (401) → rate limit (429) → version (400) → role policy (403) → for POST/PATCH:
+authenticate (401) → rate limit (429) → version (400) → role policy (403) → no empty or NUL
+query value (400) → for POST/PATCH:
 Idempotency-Key (400), media type (415), JSON (400), then the idempotent, atomic handler →
 envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
 """
@@ -16,7 +17,7 @@ from audit.context import Actor, _current, set_idempotency_key
 from jobcost.api import idempotency, ratelimit
 from jobcost.api.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.api.expand import expand, parse_expand
-from jobcost.api.filters import apply_filters, reject_unknown_params
+from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
 from jobcost.api.ids import has_prefix
 from jobcost.api.scope import Scope
 from jobcost.api.versioning import resolve_version
@@ -99,6 +100,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             )
         )
         self.check_permissions(request)
+        check_query_values(request.query_params)
 
     def apply_rate_limit(self, bucket: str, rate=None, burst=None) -> None:
         decision = ratelimit.take(bucket, rate=rate, burst=burst)
