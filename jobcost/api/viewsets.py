@@ -23,6 +23,9 @@ from jobcost.api.scope import Scope
 from jobcost.api.versioning import resolve_version
 
 WRITE_METHODS = ("POST", "PATCH")
+# JSON is UTF-8 (RFC 8259 §8.1); a body declared in any other charset is 415, never decoded as
+# UTF-8 regardless (README, "Decisions": "Request bodies").
+UTF8_NAMES = frozenset({"utf-8", "utf8", '"utf-8"', '"utf8"'})
 
 
 def client_ip(request) -> str:
@@ -128,6 +131,12 @@ class JobcostViewSet(viewsets.GenericViewSet):
         if raw.strip() and content_type != "application/json":
             raise UnsupportedMediaType(
                 "Request bodies must be JSON: send Content-Type: application/json."
+            )
+        charset = request._request.content_params.get("charset", "utf-8").strip().lower()
+        if raw.strip() and charset not in UTF8_NAMES:
+            raise UnsupportedMediaType(
+                f"Request bodies must be UTF-8 JSON; charset={charset} is not accepted. Send "
+                "Content-Type: application/json (charset=utf-8, if any)."
             )
         data = request.data  # parse now: 400 json_invalid before anything runs
         set_idempotency_key(key)
