@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from rest_framework import serializers
 
+import config.urls  # noqa: F401 - loads every view, so every request serializer is defined
 from jobcost.api.serializers import InputSerializer, _is_string_field
 from jobcost.models import AgentAction, CostCode, DailyLog, Rfi
 from tests.conftest import error_of

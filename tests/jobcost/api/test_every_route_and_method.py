@@ -14,6 +14,7 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from jobcost.models import Project
 from tests.conftest import Api, error_of
 from tests.factories import make_change_order, make_invoice, make_job, make_pay_app
 from tests.webhooks.support import make_endpoint
@@ -128,8 +129,11 @@ def test_unknown_methods_are_405_envelopes_naming_the_routes_methods(walk):
 def test_options_answers_every_role_with_allow_and_no_body(walk, account, make_api):
     _, paths = walk
     v1_paths = [p for p in paths if p.startswith("/v1/") and p != "/v1/openapi.json"]
-    for role in ROLES:
-        client = make_api(account, role)
+    project = Project.objects.get(account=account)
+    clients = [make_api(account, role) for role in ROLES]
+    clients += [make_api(account, role, projects=[project]) for role in ROLES]
+    for client in clients:
+        role = (client.key.role, client.key.projects.exists())
         for path in v1_paths:
             response = client.client.options(path, headers=client._headers({}))
             assert response.status_code in (200, 204), (role, path, response.content)
