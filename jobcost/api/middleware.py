@@ -30,7 +30,7 @@ class RequestIdMiddleware:
 class NulPathMiddleware:
     """A path holding NUL (`%00`) names no route: 404 `route_missing` before any view runs, so
     no ID lookup, idempotency record or log line carries it to PostgreSQL, whose text refuses
-    NUL (README, "Errors and methods")."""
+    NUL (README, "Decisions": "Errors and methods")."""
 
     def __init__(self, get_response):
         self.get_response = get_response

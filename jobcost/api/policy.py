@@ -1,8 +1,9 @@
 """The SPEC §2 role matrix, in one place for every endpoint.
 
 Each route needs one capability, found from the view's basename and action: first in
-`ROUTE_CAPABILITY`, then in `ACTION_CAPABILITY`. A route in neither is refused (and the
-route × role test fails), so a new endpoint cannot ship without a policy.
+`UNIVERSAL_CAPABILITY` (OPTIONS on any route), then `COLLECTION_CAPABILITY`, `ROUTE_CAPABILITY`
+and `ACTION_CAPABILITY`. A route in none is refused (and the route × role test fails), so a
+new endpoint cannot ship without a policy.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ APPROVE = "approve"
 PROPOSE = "propose"
 MANAGE_WEBHOOKS = "manage_webhooks"
 # OPTIONS (DRF's implicit `metadata` action) only names the route's methods in `Allow`; it
-# reads and changes nothing, so every role has it, on every collection (README, "Errors and
-# methods": every method on every route has a defined answer).
+# reads and changes nothing, so every role has it, on every collection (README, "Decisions":
+# "Errors and methods": every method on every route has a defined answer).
 DESCRIBE = "describe"
 
 ROLE_CAPABILITIES: dict[str, frozenset[str]] = {
