@@ -8,6 +8,7 @@ envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
 
 from __future__ import annotations
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from rest_framework import viewsets
 from rest_framework.request import Request
@@ -20,6 +21,7 @@ from jobcost.api.expand import expand, parse_expand
 from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
 from jobcost.api.ids import has_prefix
 from jobcost.api.scope import Scope
+from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
 
 WRITE_METHODS = ("POST", "PATCH")
@@ -186,7 +188,11 @@ class JobcostViewSet(viewsets.GenericViewSet):
         return obj
 
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
-        """Validate the body (shape and types only); returns validated data."""
+        """Validate the body (shape and types only); returns validated data. Only an
+        `InputSerializer` may read a body: it carries the unknown, read-only and strict-string
+        rules (README, "Decisions": "Strings")."""
+        if not issubclass(serializer_class, InputSerializer):
+            raise ImproperlyConfigured(f"{serializer_class.__name__} is not an InputSerializer")
         serializer = serializer_class(
             instance=instance,
             data=self.request.data,
