@@ -75,6 +75,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "jobcost.api.middleware.RequestIdMiddleware",
+    "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -136,6 +137,10 @@ STATIC_ROOT = VAR_DIR / "static"
 # SPEC §6: request bodies are limited to 1 MiB.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# How much of a refused (over 1 MiB) body is read and dropped before the 413 goes out, so the
+# client is not reset before reading it (README, "Decisions": "Request bodies"). 8 MiB takes a
+# few milliseconds on a local socket; a bigger body is cut short.
+MAX_REQUEST_DRAIN_BYTES = int(os.environ.get("JOBCOST_BODY_DRAIN_BYTES", 8 * 1024 * 1024))
 
 # SPEC §7: dated API versions, newest last.
 JOBCOST_API_VERSIONS = ["2026-11-20-preview"]
@@ -161,6 +166,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["jobcost.api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["jobcost.api.permissions.RolePolicy"],
     "DEFAULT_PARSER_CLASSES": ["jobcost.api.parsers.StrictJSONParser"],
+    "DEFAULT_METADATA_CLASS": "jobcost.api.metadata.AllowOnlyMetadata",
     "DEFAULT_RENDERER_CLASSES": ["jobcost.api.renderers.JobcostJSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": "jobcost.api.pagination.CursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

@@ -2,14 +2,15 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView
 
 from jobcost.views.health import healthz, readyz
+from jobcost.views.swagger import SwaggerUiView
 
 urlpatterns = [
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("v1/", include(("jobcost.urls", "v1"), namespace="v1")),
-    path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    path("docs", SwaggerUiView.as_view(url_name="openapi"), name="docs"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),

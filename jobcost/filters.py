@@ -3,7 +3,7 @@ cost_code, created[gte]/created[lt] where they apply."""
 
 import django_filters
 
-from jobcost.api.filters import JobcostFilterSet, ProjectChildFilterSet
+from jobcost.api.filters import IsoDateFilter, JobcostFilterSet, ProjectChildFilterSet
 from jobcost.models import (
     AgentAction,
     AgentActionKind,
@@ -135,8 +135,8 @@ class RfiFilter(ProjectChildFilterSet):
 
 
 class DailyLogFilter(ProjectChildFilterSet):
-    date__gte = django_filters.DateFilter(field_name="date", lookup_expr="gte")
-    date__lte = django_filters.DateFilter(field_name="date", lookup_expr="lte")
+    date__gte = IsoDateFilter(field_name="date", lookup_expr="gte")
+    date__lte = IsoDateFilter(field_name="date", lookup_expr="lte")
 
     class Meta:
         model = DailyLog

@@ -1,23 +1,109 @@
-"""Filter plumbing: bracketed names (`created[gte]`), strict unknown-filter checks."""
+"""Filter plumbing: bracketed names (`created[gte]`), strict unknown-filter checks, and
+timestamps and dates parsed in Python so that nothing PostgreSQL would refuse reaches it
+(README, "Decisions": "Filter values")."""
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import django_filters
+from django import forms
+from django.utils.dateparse import parse_datetime
 
 from jobcost.api.errors import InvalidRequest
 
 RESERVED_PARAMS = {"limit", "cursor", "expand[]"}
 _BRACKETED = re.compile(r"^(?P<field>\w+?)__(?P<op>gte|lte|gt|lt)$")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def check_query_values(params) -> None:
+    """400 `parameter_invalid` naming the parameter for any query value that is empty
+    (`?status=`, `?cursor=`: an empty filter is a mistake, not "no filter") or holds NUL
+    (U+0000, which PostgreSQL text refuses). Runs for every /v1 request before its handler.
+    An empty `expand[]` is left to the expansion parser (400 `expand_invalid`, docs/errors.md)."""
+    for name, values in params.lists():
+        if "\x00" in name:
+            raise InvalidRequest("Query parameter names may not contain NUL.", param=name)
+        for value in values:
+            if value == "" and name != "expand[]":
+                raise InvalidRequest(
+                    f"{name} is empty: give it a value or leave it out.", param=name
+                )
+            if "\x00" in value:
+                raise InvalidRequest(f"{name} may not contain NUL (U+0000).", param=name)
+
+
+class UtcDateTimeField(forms.Field):
+    """An ISO 8601 timestamp (`2026-01-01T09:30:00Z`, `2026-01-01T09:30:00-05:00`) or date
+    (`2026-01-01`, midnight UTC), returned as an aware UTC `datetime`. A timestamp without an
+    offset is UTC. Anything else, an offset of a day or more, or a UTC value outside the years
+    1–9999 is invalid: PostgreSQL accepts offsets up to ±15:59 only, so the value is converted
+    to UTC here and never sent with the caller's offset."""
+
+    default_error_messages = {
+        "invalid": (
+            "Enter an ISO 8601 timestamp such as 2026-01-01T00:00:00Z (UTC offset under "
+            "24 hours, UTC value within the years 1 to 9999) or a date such as 2026-01-01."
+        )
+    }
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        try:
+            if _ISO_DATE.match(text):
+                parsed = datetime.datetime.combine(
+                    datetime.date.fromisoformat(text), datetime.time.min
+                )
+            else:
+                parsed = parse_datetime(text)
+            if parsed is None:
+                raise ValueError(text)
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=datetime.UTC)
+            return parsed.astimezone(datetime.UTC)
+        except (ValueError, OverflowError) as exc:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from exc
+
+
+class IsoDateField(forms.Field):
+    """A calendar date as ISO 8601 `YYYY-MM-DD` only (years 1–9999)."""
+
+    default_error_messages = {"invalid": "Enter a date as YYYY-MM-DD, e.g. 2026-01-01."}
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        try:
+            if not _ISO_DATE.match(text):
+                raise ValueError(text)
+            return datetime.date.fromisoformat(text)
+        except ValueError as exc:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from exc
+
+
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """`created[gte]` and friends: the value normalized to UTC by `UtcDateTimeField`."""
+
+    field_class = UtcDateTimeField
+
+
+class IsoDateFilter(django_filters.DateFilter):
+    """`date[gte]` and friends: `YYYY-MM-DD` only."""
+
+    field_class = IsoDateField
 
 
 class JobcostFilterSet(django_filters.FilterSet):
     """Declare `created__gte`; callers send `created[gte]`. Every list gets created[gte] and
     created[lt] (SPEC §4)."""
 
-    created__gte = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created__lt = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    created__gte = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created__lt = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
     @classmethod
     def get_filters(cls):

@@ -1,8 +1,11 @@
-"""Request-level middleware: request IDs, version header, body limit (SPEC §1, §6, §7)."""
+"""Request-level middleware: request IDs, version header, NUL paths, body limit (SPEC §1, §6,
+§7)."""
+
+import io
 
 from django.conf import settings
 
-from jobcost.api.errors import PayloadTooLarge, json_error_response
+from jobcost.api.errors import NotFound, PayloadTooLarge, json_error_response
 from jobcost.api.ids import new_id
 
 
@@ -24,20 +27,98 @@ class RequestIdMiddleware:
         return response
 
 
-class BodyLimitMiddleware:
-    """Refuse a declared body over 1 MiB with 413 before reading it. Chunked bodies without a
-    length are caught by DATA_UPLOAD_MAX_MEMORY_SIZE when the body is read."""
+class NulPathMiddleware:
+    """A path holding NUL (`%00`) names no route: 404 `route_missing` before any view runs, so
+    no ID lookup, idempotency record or log line carries it to PostgreSQL, whose text refuses
+    NUL (README, "Decisions": "Errors and methods")."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if "\x00" in request.path:
+            shown = request.path.replace("\x00", "%00")
+            return json_error_response(
+                request,
+                NotFound(f"No route matches {request.method} {shown}.", code="route_missing"),
+            )
+        return self.get_response(request)
+
+
+class BodyLimitMiddleware:
+    """Bodies over `MAX_REQUEST_BODY_BYTES` (1 MiB) are 413 `body_too_large` before any view
+    runs (README, "Decisions": "Request bodies").
+
+    - Declared by Content-Length: refused without parsing, but first up to
+      `MAX_REQUEST_DRAIN_BYTES` of the body are read and discarded, so the server does not
+      close a socket with unread data (the kernel would answer with a reset and the client
+      would lose the 413). A larger body is cut short: the client may then see a reset.
+    - Chunked (Transfer-Encoding: chunked, no Content-Length): WSGI servers that decode
+      chunking (gunicorn sets `wsgi.input_terminated`) hand Django a stream it would read as
+      empty; the body is read here, up to the limit plus one byte, and either refused (then
+      drained like the above) or handed on with its length.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.MAX_REQUEST_BODY_BYTES
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
-        if length > settings.MAX_REQUEST_BODY_BYTES:
-            return json_error_response(
-                request, PayloadTooLarge("Request bodies are limited to 1 MiB (1048576 bytes).")
-            )
+        if length > limit:
+            _discard(request.read, settings.MAX_REQUEST_DRAIN_BYTES)
+            return _too_large(request)
+        if not length and _is_chunked(request):
+            stream = request.META["wsgi.input"]
+            body = _read_up_to(stream.read, limit + 1)
+            if len(body) > limit:
+                _discard(stream.read, settings.MAX_REQUEST_DRAIN_BYTES - len(body))
+                return _too_large(request)
+            request.META["CONTENT_LENGTH"] = str(len(body))
+            request._body = body
+            request._stream = io.BytesIO(body)
         return self.get_response(request)
+
+
+_READ_SIZE = 64 * 1024
+
+
+def _is_chunked(request) -> bool:
+    encoding = request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+    return "chunked" in encoding and bool(request.META.get("wsgi.input_terminated"))
+
+
+def _read_up_to(read, most: int) -> bytes:
+    """Read until `most` bytes or the end of the body."""
+    parts, total = [], 0
+    while total < most:
+        part = read(min(_READ_SIZE, most - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)
+
+
+def _discard(read, most: int) -> None:
+    """Read and drop up to `most` bytes; a client that hangs up ends it early."""
+    total = 0
+    try:
+        while total < most:
+            part = read(min(_READ_SIZE, most - total))
+            if not part:
+                return
+            total += len(part)
+    except OSError:
+        return
+
+
+def _too_large(request):
+    limit = settings.MAX_REQUEST_BODY_BYTES
+    return json_error_response(
+        request,
+        PayloadTooLarge(f"Request bodies are limited to 1 MiB ({limit} bytes)."),
+    )

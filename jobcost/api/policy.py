@@ -1,8 +1,9 @@
 """The SPEC §2 role matrix, in one place for every endpoint.
 
 Each route needs one capability, found from the view's basename and action: first in
-`ROUTE_CAPABILITY`, then in `ACTION_CAPABILITY`. A route in neither is refused (and the
-route × role test fails), so a new endpoint cannot ship without a policy.
+`UNIVERSAL_CAPABILITY` (OPTIONS on any route), then `COLLECTION_CAPABILITY`, `ROUTE_CAPABILITY`
+and `ACTION_CAPABILITY`. A route in none is refused (and the route × role test fails), so a
+new endpoint cannot ship without a policy.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ WRITE = "write"
 APPROVE = "approve"
 PROPOSE = "propose"
 MANAGE_WEBHOOKS = "manage_webhooks"
+# OPTIONS (DRF's implicit `metadata` action) only names the route's methods in `Allow`; it
+# reads and changes nothing, so every role has it, on every collection (README, "Decisions":
+# "Errors and methods": every method on every route has a defined answer).
+DESCRIBE = "describe"
 
 ROLE_CAPABILITIES: dict[str, frozenset[str]] = {
-    Role.ADMIN: frozenset({READ, WRITE, APPROVE, PROPOSE, MANAGE_WEBHOOKS}),
-    Role.MANAGER: frozenset({READ, WRITE, APPROVE, PROPOSE}),
-    Role.MEMBER: frozenset({READ, WRITE, PROPOSE}),
-    Role.VIEWER: frozenset({READ}),
-    Role.AGENT: frozenset({READ, WRITE, PROPOSE}),
+    Role.ADMIN: frozenset({DESCRIBE, READ, WRITE, APPROVE, PROPOSE, MANAGE_WEBHOOKS}),
+    Role.MANAGER: frozenset({DESCRIBE, READ, WRITE, APPROVE, PROPOSE}),
+    Role.MEMBER: frozenset({DESCRIBE, READ, WRITE, PROPOSE}),
+    Role.VIEWER: frozenset({DESCRIBE, READ}),
+    Role.AGENT: frozenset({DESCRIBE, READ, WRITE, PROPOSE}),
 }
 
 ACTION_CAPABILITY: dict[str, str] = {
@@ -58,10 +63,15 @@ COLLECTION_CAPABILITY: dict[str, str] = {"webhooks": MANAGE_WEBHOOKS}
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
 
 
+# Actions that need the same capability on every collection, before any collection rule.
+UNIVERSAL_CAPABILITY: dict[str, str] = {"metadata": DESCRIBE}
+
+
 def capability_for(basename: str, action: str) -> str:
     """The capability a route needs; ImproperlyConfigured when the route has no policy."""
     capability = (
-        COLLECTION_CAPABILITY.get(basename)
+        UNIVERSAL_CAPABILITY.get(action)
+        or COLLECTION_CAPABILITY.get(basename)
         or ROUTE_CAPABILITY.get((basename, action))
         or ACTION_CAPABILITY.get(action)
     )

@@ -62,9 +62,47 @@ def _error(code: str, message: str) -> list[ErrorDetail]:
     return [ErrorDetail(message, code=code)]
 
 
+# Fields whose JSON value is a string: text, enums, dates and timestamps. DRF would turn a JSON
+# number or boolean into text (`12345` → "12345") or fail on it with a 500 (dates).
+STRING_FIELDS = (
+    serializers.CharField,
+    serializers.ChoiceField,
+    serializers.DateField,
+    serializers.DateTimeField,
+    serializers.TimeField,
+)
+
+
+def _is_string_field(field) -> bool:
+    return isinstance(field, STRING_FIELDS) and not isinstance(
+        field, serializers.MultipleChoiceField
+    )
+
+
+def reject_non_strings(fields, data: Mapping) -> None:
+    """400 `parameter_invalid` for a number, boolean, object or array sent where a string is
+    expected, directly or as an item of a list of strings (`events[1]`); `null` is left to the
+    field's own `allow_null` (README, "Decisions": "Strings")."""
+    for name, field in fields.items():
+        if field.read_only or name not in data or data[name] is None:
+            continue
+        value = data[name]
+        if _is_string_field(field) and not isinstance(value, str):
+            raise serializers.ValidationError(
+                {name: _error("invalid", f"{name} must be a string.")}
+            )
+        if isinstance(field, serializers.ListField) and _is_string_field(field.child):
+            for index, item in enumerate(value if isinstance(value, list) else ()):
+                if not isinstance(item, str):
+                    raise serializers.ValidationError(
+                        {name: {index: _error("invalid", f"{name}[{index}] must be a string.")}}
+                    )
+
+
 class InputSerializer(serializers.Serializer):
     """A request body: unknown fields are 400 `parameter_unknown`, fields of the object that
-    are computed or fixed are 400 `parameter_read_only` (SPEC §1). `output` names the
+    are computed or fixed are 400 `parameter_read_only` (SPEC §1), a non-string value for a
+    string field is 400 `parameter_invalid` (`reject_non_strings`). `output` names the
     resource's output serializer, whose other fields count as read-only."""
 
     output: type[ResourceSerializer] | None = None
@@ -86,4 +124,5 @@ class InputSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {name: _error("jc:parameter_unknown", f"Unknown parameter: {name}.")}
             )
+        reject_non_strings(self.fields, data)
         return super().to_internal_value(data)

@@ -1,6 +1,7 @@
 """The base viewset: the request pipeline every /v1 endpoint shares.
 
-authenticate (401) → rate limit (429) → version (400) → role policy (403) → for POST/PATCH:
+authenticate (401) → rate limit (429) → version (400) → role policy (403) → no empty or NUL
+query value (400) → for POST/PATCH:
 Idempotency-Key (400), media type (415), JSON (400), then the idempotent, atomic handler →
 envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from rest_framework import viewsets
 from rest_framework.request import Request
@@ -19,12 +21,16 @@ from audit.context import Actor, _current, set_idempotency_key
 from jobcost.api import idempotency, ratelimit
 from jobcost.api.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.api.expand import expand, parse_expand
-from jobcost.api.filters import apply_filters, reject_unknown_params
+from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
 from jobcost.api.ids import has_prefix
 from jobcost.api.scope import Scope
+from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
 
 WRITE_METHODS = ("POST", "PATCH")
+# JSON is UTF-8 (RFC 8259 §8.1); a body declared in any other charset is 415, never decoded as
+# UTF-8 regardless (README, "Decisions": "Request bodies").
+UTF8_NAMES = frozenset({"utf-8", "utf8", '"utf-8"', '"utf8"'})
 
 
 def client_ip(request) -> str:
@@ -58,7 +64,9 @@ class JobcostViewSet(viewsets.GenericViewSet):
     id_prefix: str = ""
     filterset_class = None
     lookup_value_regex = "[^/]+"
-    http_method_names = ["get", "post", "patch", "delete", "head"]
+    # OPTIONS answers 200 with `Allow` and no body (jobcost.api.metadata); any other method
+    # is 405 `method_not_allowed` in the envelope.
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     scope: Scope
 
     # --- pipeline -------------------------------------------------------------------------
@@ -119,6 +127,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             )
         )
         self.check_permissions(request)
+        check_query_values(request.query_params)
 
     def apply_rate_limit(self, bucket: str, rate=None, burst=None) -> None:
         decision = ratelimit.take(bucket, rate=rate, burst=burst)
@@ -148,6 +157,12 @@ class JobcostViewSet(viewsets.GenericViewSet):
         if raw.strip() and content_type != "application/json":
             raise UnsupportedMediaType(
                 "Request bodies must be JSON: send Content-Type: application/json."
+            )
+        charset = request._request.content_params.get("charset", "utf-8").strip().lower()
+        if raw.strip() and charset not in UTF8_NAMES:
+            raise UnsupportedMediaType(
+                f"Request bodies must be UTF-8 JSON; charset={charset} is not accepted. Send "
+                "Content-Type: application/json (charset=utf-8, if any)."
             )
         data = request.data  # parse now: 400 json_invalid before anything runs
         set_idempotency_key(key)
@@ -207,7 +222,11 @@ class JobcostViewSet(viewsets.GenericViewSet):
         return obj
 
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
-        """Validate the body (shape and types only); returns validated data."""
+        """Validate the body (shape and types only); returns validated data. Only an
+        `InputSerializer` may read a body: it carries the unknown, read-only and strict-string
+        rules (README, "Decisions": "Strings")."""
+        if not issubclass(serializer_class, InputSerializer):
+            raise ImproperlyConfigured(f"{serializer_class.__name__} is not an InputSerializer")
         serializer = serializer_class(
             instance=instance,
             data=self.request.data,
