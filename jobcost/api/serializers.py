@@ -81,8 +81,9 @@ def _is_string_field(field) -> bool:
 
 def reject_non_strings(fields, data: Mapping) -> None:
     """400 `parameter_invalid` for a number, boolean, object or array sent where a string is
-    expected, directly or as an item of a list of strings (`events[1]`); `null` is left to the
-    field's own `allow_null` (README, "Decisions": "Strings")."""
+    expected, directly or as an item of a list of strings (`events[1]`), and for anything but
+    a JSON integer where a whole number is expected (DRF would read `"6"` or `6.0` as 6);
+    `null` is left to the field's own `allow_null` (README, "Decisions": "Strings")."""
     for name, field in fields.items():
         if field.read_only or name not in data or data[name] is None:
             continue
@@ -90,6 +91,12 @@ def reject_non_strings(fields, data: Mapping) -> None:
         if _is_string_field(field) and not isinstance(value, str):
             raise serializers.ValidationError(
                 {name: _error("invalid", f"{name} must be a string.")}
+            )
+        if isinstance(field, serializers.IntegerField) and (
+            isinstance(value, bool) or not isinstance(value, int)
+        ):
+            raise serializers.ValidationError(
+                {name: _error("invalid", f"{name} must be a whole number.")}
             )
         if isinstance(field, serializers.ListField) and _is_string_field(field.child):
             for index, item in enumerate(value if isinstance(value, list) else ()):

@@ -178,3 +178,21 @@ def test_a_nul_in_a_webhook_description_or_event_is_400(api, job):
     )
     _refused(api.post("/v1/webhooks", {"url": PUBLIC_URL, "events": ["*\x00"]}), "events[0]")
     assert WebhookEndpoint.objects.count() == 0
+
+
+@pytest.mark.parametrize("headcount", ["6", 6.5, True, "six"])
+def test_a_whole_number_field_takes_a_json_integer_only(api, job, headcount):
+    """`headcount` is a whole number: `"6"` (DRF would read it as 6), `6.5` or `true` is 400
+    naming the row's field, and no daily log is written."""
+    body = {
+        "project": job.project.pk,
+        "date": "2026-11-03",
+        "manpower": [{"trade": "Concrete", "headcount": headcount, "hours": 16}],
+    }
+    response = api.post("/v1/daily-logs", body)
+    assert response.status_code == 400, response.content
+    error = error_of(response)
+    assert (error["code"], error["param"]) == ("parameter_invalid", "manpower[0].headcount")
+    assert DailyLog.objects.count() == 0
+    body["manpower"][0]["headcount"] = 6
+    assert api.post("/v1/daily-logs", body).status_code == 201
