@@ -20,7 +20,6 @@ import copy
 
 from django.conf import settings
 from django.utils.module_loading import import_string
-from packaging.version import Version
 
 from jobcost.api.schema import ENUM_NAME_KEY
 from jobcost.services.agent_actions import KINDS
@@ -36,7 +35,7 @@ def package_version(api_version: str) -> str:
     version as a PEP 440 version, which generated packages need."""
     date, preview, _ = api_version.partition("-preview")
     release = ".".join(str(int(part)) for part in date.split("-"))
-    return str(Version(release + ("rc0" if preview else "")))
+    return release + ("rc0" if preview else "")
 
 
 def postprocess_schema_exact(result, generator, **kwargs):
