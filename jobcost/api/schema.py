@@ -16,6 +16,7 @@ operation, so views only declare their own shapes (through `jobcost.views.docs`)
 
 from __future__ import annotations
 
+import copy
 import json
 
 from django.core.exceptions import ImproperlyConfigured
@@ -385,6 +386,10 @@ def postprocess_schema_enums(result, generator, **kwargs):
     ["POSTPROCESSING_HOOKS"])."""
     from drf_spectacular.hooks import postprocess_schema_enums as spectacular_enums
 
+    # On a copy: components such as `ErrorObject` are SPECTACULAR_SETTINGS
+    # ["APPEND_COMPONENTS"] themselves, and hoisting their enums in place would change the
+    # next generation's input (drf-spectacular rebuilds the components from them at the end).
+    result = copy.deepcopy(result)
     hidden = []
     for component in result.get("components", {}).get("schemas", {}).values():
         for prop in component.get("properties", {}).values():

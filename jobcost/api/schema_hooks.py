@@ -39,7 +39,10 @@ def package_version(api_version: str) -> str:
 
 
 def postprocess_schema_exact(result, generator, **kwargs):
-    """The passes above, in order; returns the document."""
+    """The passes above, in order; returns a changed copy of the document (its components
+    include SPECTACULAR_SETTINGS["APPEND_COMPONENTS"] themselves, which must stay as they are
+    for the next generation)."""
+    result = copy.deepcopy(result)
     schemas = result["components"]["schemas"]
     dated = settings.JOBCOST_API_VERSIONS[-1]
     result["info"]["version"] = package_version(dated)

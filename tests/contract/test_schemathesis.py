@@ -41,7 +41,7 @@ def test_schemathesis_finds_no_failure(seeded_server, tmp_path):
         f"--seed={SEED}",
         f"--max-examples={MAX_EXAMPLES}",
         "--report=junit",
-        f"--report-dir={REPORT_DIR}",
+        f"--report-junit-path={REPORT_DIR / 'junit.xml'}",
         "--no-color",
     ]
     env = {

@@ -150,6 +150,17 @@ def test_schema_generates_without_warnings():
     assert not GENERATOR_STATS, dict(GENERATOR_STATS._warn_cache, **GENERATOR_STATS._error_cache)
 
 
+def test_schema_is_the_same_every_time_it_is_generated(schema):
+    """Post-processing must not change its inputs (the appended components): a second
+    generation in the same process is the same document, every `$ref` resolvable."""
+    again = json.loads(Client().get("/v1/openapi.json").content, parse_float=Decimal)
+    assert again == schema
+    names = set(schema["components"]["schemas"])
+    refs = {n["$ref"] for _, n in _walk_nodes(schema) if isinstance(n.get("$ref"), str)}
+    schemas = {r.rsplit("/", 1)[1] for r in refs if r.startswith("#/components/schemas/")}
+    assert schemas <= names, schemas - names
+
+
 def test_documented_operations_are_exactly_the_routed_ones(schema):
     documented = {(path, method) for path, method, _ in _operations(schema)}
     assert ROUTES, "no /v1 routes found"
