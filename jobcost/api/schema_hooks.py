@@ -53,7 +53,8 @@ def postprocess_schema_exact(result, generator, **kwargs):
         "description": "A dated API version (the `Jobcost-Version` header).",
     }
     _webhook_fields(schemas)
-    schemas["InvoiceCreateRequest"]["properties"]["amount"]["minimum"] = 1
+    for name in ("InvoiceCreateRequest", "PatchedInvoiceUpdateRequest"):
+        schemas[name]["properties"]["amount"]["minimum"] = 1  # 0 is 400 parameter_invalid
     _event_object(schemas)
     _agent_action_proposal(schemas)
     _hoist_enums(result)

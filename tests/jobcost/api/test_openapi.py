@@ -515,6 +515,7 @@ def test_webhook_invoice_and_daily_log_inputs_are_exact(schema):
     version = components["WebhookEndpointCreateRequest"]["properties"]["api_version"]
     assert version["allOf"] == [VERSION_REF]
     assert components["InvoiceCreateRequest"]["properties"]["amount"]["minimum"] == 1
+    assert components["PatchedInvoiceUpdateRequest"]["properties"]["amount"]["minimum"] == 1
     logs = _params(schema["paths"]["/v1/daily-logs"]["get"])
     for name in ("date[gte]", "date[lte]"):
         assert logs[name]["schema"] == {"type": "string", "format": "date"}
