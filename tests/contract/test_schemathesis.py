@@ -23,7 +23,7 @@ from tests.contract.conftest import seeded_ids
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261120"))
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "5"))
-TIMEOUT = int(os.environ.get("FUZZ_TIMEOUT", "300"))
+TIMEOUT = int(os.environ.get("FUZZ_TIMEOUT", "600"))
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 REPORT_DIR = settings.VAR_DIR / "schemathesis"  # the last run's output and JUnit report
 
