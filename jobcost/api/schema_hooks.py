@@ -12,6 +12,7 @@ into clean code (README "OpenAPI schema and SDKs").
   real endpoint's request schema as `payload`.
 - Webhook `events` items are the catalogue plus `*`, `url` is a URI, `api_version` the enum;
   an invoice's `amount` is at least 1 cent.
+- Each create links to the operations on the object it made (`links` of its 201).
 """
 
 from __future__ import annotations
@@ -59,7 +60,31 @@ def postprocess_schema_exact(result, generator, **kwargs):
     _agent_action_proposal(schemas)
     _hoist_enums(result)
     _wrap_refs(result)
+    _links(result)
     return result
+
+
+def _links(result: dict) -> None:
+    """OpenAPI links from each create (201) to every operation on the new object's `{id}`,
+    so that clients and stateful testers (schemathesis) can follow a create with a read,
+    an update or a transition of that object."""
+    paths = result["paths"]
+    for path, item in paths.items():
+        created = item.get("post", {}).get("responses", {}).get("201")
+        if "{" in path or created is None:
+            continue
+        links = {}
+        for target, target_item in paths.items():
+            if not target.startswith(path + "/{id}") or target.count("{") != 1:
+                continue
+            for method, operation in target_item.items():
+                if isinstance(operation, dict) and "operationId" in operation:
+                    links[operation["operationId"]] = {
+                        "operationId": operation["operationId"],
+                        "parameters": {"path.id": "$response.body#/id"},
+                    }
+        if links:
+            created["links"] = dict(sorted(links.items()))
 
 
 def _ref(name: str) -> dict:

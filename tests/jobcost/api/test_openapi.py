@@ -565,6 +565,25 @@ def test_event_object_is_one_of_the_resources_by_object(schema):
     assert sorted(v["$ref"] for v in data["oneOf"]) == sorted(mapping.values())
 
 
+def test_creates_link_to_the_operations_on_what_they_made(schema):
+    created = schema["paths"]["/v1/change-orders"]["post"]["responses"]["201"]["links"]
+    assert set(created) == {
+        "change_orders_retrieve",
+        "change_orders_update",
+        "change_orders_audit",
+        "change_orders_submit",
+        "change_orders_approve",
+        "change_orders_reject",
+        "change_orders_void",
+    }
+    for link in created.values():
+        assert link["parameters"] == {"path.id": "$response.body#/id"}
+    ids = {op["operationId"] for _, _, op in _operations(schema)}
+    for path, method, operation in _operations(schema):
+        for link in operation["responses"].get("201", {}).get("links", {}).values():
+            assert link["operationId"] in ids, (path, method, link)
+
+
 def test_actor_and_error_object_are_one_component_each(schema):
     components = schema["components"]["schemas"]
     actor = {"$ref": "#/components/schemas/Actor"}
