@@ -77,7 +77,7 @@ def _links(result: dict) -> None:
         for target, target_item in paths.items():
             if not target.startswith(path + "/{id}") or target.count("{") != 1:
                 continue
-            for method, operation in target_item.items():
+            for operation in target_item.values():
                 if isinstance(operation, dict) and "operationId" in operation:
                     links[operation["operationId"]] = {
                         "operationId": operation["operationId"],
