@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install run migrate seed test lint format bench bench-webhooks clean
+.PHONY: install run migrate seed test lint format bench bench-webhooks fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,13 @@ bench: migrate
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
 		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
+
+## fuzz: schemathesis over the whole API for longer than the test suite's bounded run, with a
+## random seed (README "Fuzzing the API"). Needs PostgreSQL (DATABASE_URL).
+fuzz: install
+	FUZZ_SEED=$${FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')} \
+	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-100} FUZZ_TIMEOUT=$${FUZZ_TIMEOUT:-3600} \
+		$(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q
 
 clean:
 	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*

@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from jobcost.api.schema_components import ACTOR_REF
 from jobcost.api.serializers import ConstField
 
 
@@ -29,35 +30,6 @@ class AuditEntrySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
-    @extend_schema_field(
-        {
-            "type": "object",
-            "required": ["type", "id", "role"],
-            "properties": {
-                "type": {"type": "string", "enum": ["api_key", "user", "system"]},
-                "id": {
-                    "type": "string",
-                    "nullable": True,
-                    "description": "The `key_` ID or the user's ID; null for the system.",
-                },
-                "role": {
-                    "type": "string",
-                    "nullable": True,
-                    "enum": [
-                        "admin",
-                        "manager",
-                        "member",
-                        "viewer",
-                        "agent",
-                        "staff",
-                        "superuser",
-                        None,
-                    ],
-                    "description": "An API key's role, `staff` or `superuser` for an admin "
-                    "user, null for the system.",
-                },
-            },
-        }
-    )
+    @extend_schema_field(ACTOR_REF)
     def get_actor(self, entry) -> dict:
         return {"type": entry.actor_type, "id": entry.actor_id, "role": entry.actor_role}

@@ -16,7 +16,7 @@ class AuditTrailMixin:
         description="Append-only history of the object, oldest first. Takes `limit` and "
         "`cursor`; no filters.",
         responses={200: AuditEntrySerializer(many=True)},
-        parameters=[expand_parameter(AuditEntrySerializer, is_list=True)],
+        parameters=expand_parameter(AuditEntrySerializer, is_list=True),
         filters=False,
     )
     @action(detail=True, methods=["get"], url_path="audit")

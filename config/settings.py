@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 
 from config import environment
-from jobcost.api.schema_components import ERROR as ERROR_SCHEMA
+from jobcost.api.schema_components import COMPONENTS as SCHEMA_COMPONENTS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("JOBCOST_VAR_DIR", BASE_DIR / "var"))
@@ -199,12 +199,16 @@ SPECTACULAR_SETTINGS = {
         "WebhookEndpointStatusEnum": "webhooks.models.EndpointStatus",
         "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "EventTypeEnum": "webhooks.serializers.EVENT_TYPES",
+        "ActorRoleEnum": "jobcost.api.schema_components.ACTOR_ROLES",
     },
-    "POSTPROCESSING_HOOKS": ["jobcost.api.schema.postprocess_schema_enums"],
+    "POSTPROCESSING_HOOKS": [
+        "jobcost.api.schema.postprocess_schema_enums",
+        "jobcost.api.schema_hooks.postprocess_schema_exact",
+    ],
     "SERVE_AUTHENTICATION": [],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "APPEND_COMPONENTS": {
-        "schemas": {"Error": ERROR_SCHEMA},
+        "schemas": SCHEMA_COMPONENTS,
         "securitySchemes": {
             "ApiKey": {"type": "http", "scheme": "bearer", "bearerFormat": "jc_<env>_<secret>"}
         },

@@ -104,7 +104,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         summary="Delete a webhook endpoint",
         description="Its pending deliveries are cancelled at once; it disappears from the API.",
         responses={200: WebhookEndpointDeletedSerializer},
-        parameters=[expand_parameter(WebhookEndpointSerializer, is_list=False)],
+        parameters=expand_parameter(WebhookEndpointSerializer, is_list=False),
     )
     def destroy(self, request, *args, **kwargs):
         endpoint = self.get_object()
@@ -129,7 +129,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         summary="List the endpoint's deliveries, newest first, with every attempt",
         description="Takes `limit` and `cursor`; no filters.",
         responses={200: WebhookDeliverySerializer(many=True)},
-        parameters=[expand_parameter(WebhookDeliverySerializer, is_list=True)],
+        parameters=expand_parameter(WebhookDeliverySerializer, is_list=True),
         filters=False,
         extensions={
             ERROR_CODES_KEY: {"400": ("parameter_invalid", "parameter_unknown", "cursor_invalid")}
@@ -147,7 +147,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         description="A new series of attempts starts now (the attempt log keeps the old ones).",
         request=EmptySerializer,
         responses={200: WebhookDeliverySerializer},
-        parameters=[DELIVERY_ID, expand_parameter(WebhookDeliverySerializer, is_list=False)],
+        parameters=[DELIVERY_ID, *expand_parameter(WebhookDeliverySerializer, is_list=False)],
         filters=False,
         extensions={ERROR_CODES_KEY: {"409": ("invalid_state_transition",)}},
     )

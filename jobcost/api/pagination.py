@@ -134,7 +134,12 @@ class CursorPagination(BasePagination):
                 "object": {"type": "string", "enum": ["list"]},
                 "url": {"type": "string", "example": "/v1/projects"},
                 "has_more": {"type": "boolean"},
-                "next_cursor": {"type": "string", "nullable": True, "example": "cur_…"},
+                "next_cursor": {
+                    "type": "string",
+                    "nullable": True,
+                    "pattern": "^cur_",
+                    "example": "cur_…",
+                },
                 "data": schema,
             },
         }
@@ -152,7 +157,8 @@ class CursorPagination(BasePagination):
                 "name": "cursor",
                 "in": "query",
                 "required": False,
-                "description": "The next_cursor of the previous page.",
-                "schema": {"type": "string"},
+                "description": "The next_cursor of the previous page, unchanged; anything "
+                "else is 400 `cursor_invalid`.",
+                "schema": {"type": "string", "pattern": "^cur_"},
             },
         ]

@@ -16,7 +16,9 @@ operation, so views only declare their own shapes (through `jobcost.views.docs`)
 
 from __future__ import annotations
 
-from django.conf import settings
+import copy
+import json
+
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 from django_filters import filters as django_filters
@@ -26,14 +28,19 @@ from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api import policy
 from jobcost.api.fields import BIGINT_MAX, CentsField, RefField
+from jobcost.api.schema_components import ERROR_RESPONSE_REF
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 
-ERROR_REF = {"$ref": "#/components/schemas/Error"}
+ERROR_REF = ERROR_RESPONSE_REF
 ERROR_CODES_KEY = "x-jobcost-error-codes"
+# An inline enum marked with this key becomes the component of that name
+# (`jobcost.api.schema_hooks`), e.g. the `expand[]` paths of one serializer.
+ENUM_NAME_KEY = "x-jobcost-enum-name"
+VERSION_REF = {"$ref": "#/components/schemas/JobcostVersion"}
 
 RESPONSE_HEADERS = {
     "Request-Id": {"schema": {"type": "string"}, "description": "This request's `req_` ID."},
-    "Jobcost-Version": {"schema": {"type": "string"}, "description": "API version used."},
+    "Jobcost-Version": {"schema": VERSION_REF, "description": "API version used."},
     "RateLimit-Limit": {
         "schema": {"type": "integer"},
         "description": "The account's bucket size (burst).",
@@ -94,6 +101,8 @@ FILTER_TEXT = {
     "type": "Only objects of this type.",
     "cost_type": "Only cost codes of this cost type.",
     "trade": "Only vendors of this trade (case-insensitive, exact).",
+    "date[gte]": "Only daily logs of this date or later (`YYYY-MM-DD`).",
+    "date[lte]": "Only daily logs of this date or earlier (`YYYY-MM-DD`).",
 }
 
 
@@ -141,7 +150,7 @@ class JobcostAutoSchema(AutoSchema):
         params.append(
             OpenApiParameter(
                 "Jobcost-Version",
-                {"type": "string", "enum": list(settings.JOBCOST_API_VERSIONS)},
+                VERSION_REF,
                 OpenApiParameter.HEADER,
                 description="Override the key's pinned API version for this request.",
             )
@@ -196,6 +205,8 @@ class JobcostAutoSchema(AutoSchema):
             return {"type": "string", "enum": [value for value, _ in filter_.extra["choices"]]}
         if isinstance(filter_, django_filters.IsoDateTimeFilter):
             return {"type": "string", "format": "date-time"}
+        if isinstance(filter_, django_filters.DateFilter):
+            return {"type": "string", "format": "date"}
         return {"type": "string"}
 
     # --- bodies ---------------------------------------------------------------------------
@@ -247,6 +258,14 @@ class JobcostAutoSchema(AutoSchema):
     def _map_serializer_field(self, field, direction, bypass_extensions=False):
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if schema is not None and direction == "request":
+            if getattr(field, "allow_empty", True) is False and schema.get("type") == "array":
+                schema.setdefault("minItems", 1)  # `allow_empty=False`: [] is 400
+            if "default" in schema:
+                # Generators read a default as "always sent"; a request field that may be
+                # omitted only says what omitting it means.
+                default = json.dumps(schema.pop("default"))
+                text = schema.get("description", "")
+                schema["description"] = f"{text} Default when omitted: `{default}`.".strip()
             if isinstance(field, CentsField):
                 schema["minimum"] = -BIGINT_MAX if field.allow_negative else 0
                 schema["maximum"] = BIGINT_MAX
@@ -367,6 +386,10 @@ def postprocess_schema_enums(result, generator, **kwargs):
     ["POSTPROCESSING_HOOKS"])."""
     from drf_spectacular.hooks import postprocess_schema_enums as spectacular_enums
 
+    # On a copy: components such as `ErrorObject` are SPECTACULAR_SETTINGS
+    # ["APPEND_COMPONENTS"] themselves, and hoisting their enums in place would change the
+    # next generation's input (drf-spectacular rebuilds the components from them at the end).
+    result = copy.deepcopy(result)
     hidden = []
     for component in result.get("components", {}).get("schemas", {}).values():
         for prop in component.get("properties", {}).values():

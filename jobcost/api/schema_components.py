@@ -1,49 +1,79 @@
-"""Schema components needed at settings time (kept free of Django imports)."""
+"""Schema components needed at settings time (kept free of Django imports): the error
+envelope (`ErrorResponse` → `ErrorObject`, docs/errors.md) and the `Actor` of audit entries
+and agent actions (README "Audit trail")."""
 
-ERROR = {
+ERROR_OBJECT = {
     "type": "object",
-    "required": ["error"],
+    "required": ["type", "code", "message", "param", "object", "request_id"],
     "properties": {
-        "error": {
-            "type": "object",
-            "required": ["type", "code", "message", "param", "object", "request_id"],
-            "properties": {
-                "type": {
-                    "type": "string",
-                    "enum": [
-                        "invalid_request",
-                        "unauthenticated",
-                        "forbidden",
-                        "not_found",
-                        "conflict",
-                        "validation_failed",
-                        "rate_limited",
-                        "api_error",
-                    ],
-                },
-                "code": {
-                    "type": "string",
-                    "example": "parameter_invalid",
-                    "description": "Machine-readable reason; every code is listed in "
-                    "docs/errors.md.",
-                },
-                "message": {"type": "string", "description": "For people; do not parse."},
-                "param": {
-                    "type": "string",
-                    "nullable": True,
-                    "description": "The offending body field, query parameter or header.",
-                },
-                "object": {
-                    "type": "string",
-                    "nullable": True,
-                    "description": "ID of the object whose state refused the request.",
-                },
-                "request_id": {
-                    "type": "string",
-                    "example": "req_…",
-                    "description": "Equals the Request-Id response header.",
-                },
-            },
-        }
+        "type": {
+            "type": "string",
+            "enum": [
+                "invalid_request",
+                "unauthenticated",
+                "forbidden",
+                "not_found",
+                "conflict",
+                "validation_failed",
+                "rate_limited",
+                "api_error",
+            ],
+        },
+        "code": {
+            "type": "string",
+            "example": "parameter_invalid",
+            "description": "Machine-readable reason; every code is listed in docs/errors.md.",
+        },
+        "message": {"type": "string", "description": "For people; do not parse."},
+        "param": {
+            "type": "string",
+            "nullable": True,
+            "description": "The offending body field, query parameter or header.",
+        },
+        "object": {
+            "type": "string",
+            "nullable": True,
+            "description": "ID of the object whose state refused the request.",
+        },
+        "request_id": {
+            "type": "string",
+            "nullable": True,
+            "example": "req_…",
+            "description": "Equals the Request-Id response header; in an agent action's "
+            "`failure`, the approving request's (null when none carried one).",
+        },
     },
 }
+
+ERROR_RESPONSE = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {"$ref": "#/components/schemas/ErrorObject"}},
+}
+
+ACTOR_ROLES = ["admin", "manager", "member", "viewer", "agent", "staff", "superuser"]
+ACTOR = {
+    "type": "object",
+    "required": ["type", "id", "role"],
+    "properties": {
+        "type": {"type": "string", "enum": ["api_key", "user", "system"]},
+        "id": {
+            "type": "string",
+            "nullable": True,
+            "description": "The `key_` ID or the user's ID; null for the system.",
+        },
+        "role": {
+            "type": "string",
+            "nullable": True,
+            "enum": ACTOR_ROLES,
+            "description": "An API key's role, `staff` or `superuser` for an admin user, null "
+            "for the system.",
+        },
+    },
+}
+
+ACTOR_REF = {"$ref": "#/components/schemas/Actor"}
+ERROR_OBJECT_REF = {"$ref": "#/components/schemas/ErrorObject"}
+ERROR_RESPONSE_REF = {"$ref": "#/components/schemas/ErrorResponse"}
+
+COMPONENTS = {"ErrorResponse": ERROR_RESPONSE, "ErrorObject": ERROR_OBJECT, "Actor": ACTOR}

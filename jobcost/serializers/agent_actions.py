@@ -3,36 +3,21 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from jobcost.api.schema_components import ACTOR_REF, ERROR_OBJECT_REF
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import AgentActionKind, AgentActionStatus
 from jobcost.selectors import visible
 from jobcost.serializers.refs import project_ref
 
-ACTOR_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "type": {"type": "string", "enum": ["api_key", "user", "system"]},
-        "id": {"type": "string", "nullable": True},
-        "role": {"type": "string", "nullable": True},
-    },
-}
-ERROR_SCHEMA = {
-    "type": "object",
-    "nullable": True,
-    "description": "The error approval hit (SPEC §3 error object); null unless `failed`.",
-    "properties": {
-        name: {"type": "string", "nullable": name in ("param", "object", "request_id")}
-        for name in ("type", "code", "message", "param", "object", "request_id")
-    },
-}
 
-
-@extend_schema_field(ACTOR_SCHEMA)
+@extend_schema_field(ACTOR_REF)
 class ActorField(serializers.JSONField):
     """Who proposed or decided: {type, id, role}, as on the audit trail."""
 
 
-@extend_schema_field(ERROR_SCHEMA)
+@extend_schema_field(
+    {**ERROR_OBJECT_REF, "description": "The error approval hit; null unless `failed`."}
+)
 class FailureField(serializers.JSONField):
     """The error object of a failed approval."""
 

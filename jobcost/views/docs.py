@@ -11,37 +11,42 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
-from jobcost.api.schema import ERROR_CODES_KEY, expandable_paths
+from jobcost.api.schema import ENUM_NAME_KEY, ERROR_CODES_KEY, expandable_paths
 
 Errors = dict[int, tuple[str, ...]] | None
 
 
-def expand_parameter(serializer, *, is_list: bool) -> OpenApiParameter:
-    """`expand[]`, repeatable, with the paths `serializer` can expand (two levels at most)."""
+def expand_parameter(serializer, *, is_list: bool) -> list[OpenApiParameter]:
+    """`expand[]`, repeatable, with the paths `serializer` can expand (two levels at most), as
+    a one-item list; an empty list when nothing is expandable (any value is then 400
+    `expand_invalid`, so the schema offers none). The enum of paths becomes one named
+    component per serializer (`ProjectExpandPath`, `ProjectListExpandPath`)."""
+    paths = expandable_paths(serializer)
+    if not paths:
+        return []
     prefix = "data." if is_list else ""
-    paths = [prefix + path for path in expandable_paths(serializer)]
-    items: dict = {"type": "string"}
-    if paths:
-        items["enum"] = paths
-        text = (
-            "Expand an ID field into its object; repeatable; two levels at most. Other "
-            "paths are 400 `expand_invalid`, deeper ones `expand_too_deep`."
-        )
-        if is_list:
-            text += " On a list every path starts with `data.`."
-    else:
-        text = (
-            f"{serializer.__name__.removesuffix('Serializer')} objects have no expandable "
-            "fields: any path is 400 `expand_invalid`."
-        )
-    return OpenApiParameter(
-        "expand[]",
-        {"type": "array", "items": items},
-        OpenApiParameter.QUERY,
-        description=text,
-        style="form",
-        explode=True,
+    name = serializer.__name__.removesuffix("Serializer")
+    items = {
+        "type": "string",
+        "enum": [prefix + path for path in paths],
+        ENUM_NAME_KEY: f"{name}{'List' if is_list else ''}ExpandPath",
+    }
+    text = (
+        "Expand an ID field into its object; repeatable; two levels at most. Other "
+        "paths are 400 `expand_invalid`, deeper ones `expand_too_deep`."
     )
+    if is_list:
+        text += " On a list every path starts with `data.`."
+    return [
+        OpenApiParameter(
+            "expand[]",
+            {"type": "array", "items": items},
+            OpenApiParameter.QUERY,
+            description=text,
+            style="form",
+            explode=True,
+        )
+    ]
 
 
 def _extensions(errors: Errors) -> dict:
@@ -58,7 +63,7 @@ def list_doc(serializer, summary: str, description: str = ""):
         summary=summary,
         description=description,
         responses={200: serializer(many=True)},
-        parameters=[expand_parameter(serializer, is_list=True)],
+        parameters=expand_parameter(serializer, is_list=True),
     )
 
 
@@ -68,7 +73,7 @@ def retrieve_doc(serializer, summary: str, description: str = ""):
         summary=summary,
         description=description,
         responses={200: serializer},
-        parameters=[expand_parameter(serializer, is_list=False)],
+        parameters=expand_parameter(serializer, is_list=False),
     )
 
 
@@ -79,7 +84,7 @@ def create_doc(request, serializer, summary: str, description: str = "", errors:
         description=description,
         request=request,
         responses={201: serializer},
-        parameters=[expand_parameter(serializer, is_list=False)],
+        parameters=expand_parameter(serializer, is_list=False),
         extensions=_extensions(errors),
     )
 
@@ -91,7 +96,7 @@ def update_doc(request, serializer, summary: str, description: str = "", errors:
         description=description,
         request=request,
         responses={200: serializer},
-        parameters=[expand_parameter(serializer, is_list=False)],
+        parameters=expand_parameter(serializer, is_list=False),
         extensions=_extensions(errors),
     )
 
@@ -105,7 +110,7 @@ def action_doc(
         description=description,
         request=request,
         responses={200: serializer},
-        parameters=[expand_parameter(serializer, is_list=False)],
+        parameters=expand_parameter(serializer, is_list=False),
         filters=False,
         extensions=_extensions(errors),
     )

@@ -68,7 +68,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         description="In item order: cost-code rows, then change-order rows. Takes `limit` and "
         "`cursor`; no filters.",
         responses={200: PayAppLineSerializer(many=True)},
-        parameters=[expand_parameter(PayAppLineSerializer, is_list=True)],
+        parameters=expand_parameter(PayAppLineSerializer, is_list=True),
         filters=False,
     )
     @action(detail=True, methods=["get"])

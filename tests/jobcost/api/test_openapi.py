@@ -24,10 +24,14 @@ from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 from drf_spectacular.views import SpectacularAPIView
+from packaging.version import Version
+from rest_framework import serializers as drf_serializers
 
+from audit.serializers import AuditEntrySerializer
 from jobcost.api import policy
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.schema import expandable_paths
+from jobcost.api.serializers import InputSerializer
 from jobcost.models import (
     AgentActionKind,
     AgentActionStatus,
@@ -38,6 +42,7 @@ from jobcost.models import (
     RfiStatus,
     Role,
 )
+from jobcost.serializers.pay_apps import PayAppLineSerializer
 from tests.conftest import error_of
 from tests.factories import (
     CostCodeFactory,
@@ -47,11 +52,13 @@ from tests.factories import (
     make_job,
 )
 from tests.webhooks.support import PUBLIC_URL
-from webhooks.catalogue import CATALOGUE
+from webhooks.catalogue import CATALOGUE, RESOURCES
 from webhooks.delivery import attempt
 from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+from webhooks.serializers import WebhookDeliverySerializer
 
-ERROR_REF = {"$ref": "#/components/schemas/Error"}
+ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
+VERSION_REF = {"$ref": "#/components/schemas/JobcostVersion"}
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 TRANSITIONS = {"execute", "close", "void"}
 LIST_ACTIONS = {"list", "audit", "lines", "deliveries"}
@@ -128,7 +135,12 @@ def _body_schema(response: dict) -> dict:
 def test_schema_is_public_and_valid_openapi_3(schema):
     validate_schema(json.loads(json.dumps(schema, default=float)))
     assert schema["openapi"].startswith("3.")
-    assert schema["info"]["version"] == settings.JOBCOST_API_VERSIONS[-1]
+    # A package version generators can use; the dated API version beside it.
+    assert str(Version(schema["info"]["version"])) == schema["info"]["version"] == "2026.11.20rc0"
+    assert schema["info"]["x-jobcost-version"] == settings.JOBCOST_API_VERSIONS[-1]
+    assert schema["components"]["schemas"]["JobcostVersion"]["enum"] == (
+        settings.JOBCOST_API_VERSIONS
+    )
 
 
 def test_schema_generates_without_warnings():
@@ -136,6 +148,17 @@ def test_schema_generates_without_warnings():
     with GENERATOR_STATS.silence():
         SchemaGenerator().get_schema(request=None, public=True)
     assert not GENERATOR_STATS, dict(GENERATOR_STATS._warn_cache, **GENERATOR_STATS._error_cache)
+
+
+def test_schema_is_the_same_every_time_it_is_generated(schema):
+    """Post-processing must not change its inputs (the appended components): a second
+    generation in the same process is the same document, every `$ref` resolvable."""
+    again = json.loads(Client().get("/v1/openapi.json").content, parse_float=Decimal)
+    assert again == schema
+    names = set(schema["components"]["schemas"])
+    refs = {n["$ref"] for _, n in _walk_nodes(schema) if isinstance(n.get("$ref"), str)}
+    schemas = {r.rsplit("/", 1)[1] for r in refs if r.startswith("#/components/schemas/")}
+    assert schemas <= names, schemas - names
 
 
 def test_documented_operations_are_exactly_the_routed_ones(schema):
@@ -170,7 +193,7 @@ def test_every_operation_documents_version_header_and_error_envelope(schema):
     for path, method, operation in _operations(schema):
         params = _params(operation)
         assert params["Jobcost-Version"]["in"] == "header"
-        assert params["Jobcost-Version"]["schema"]["enum"] == settings.JOBCOST_API_VERSIONS
+        assert params["Jobcost-Version"]["schema"] == VERSION_REF
         responses = operation["responses"]
         statuses = set(responses)
         assert {"400", "401", "429", "500"} <= statuses, (path, method)
@@ -218,22 +241,20 @@ def test_lists_document_pagination_expand_and_their_exact_filters(schema):
             "maximum": 100,
             "default": 25,
         }
-        assert params["cursor"]["schema"]["type"] == "string"
-        expand = params["expand[]"]
-        assert expand["schema"]["type"] == "array" and expand["explode"] is True
-        assert all(p.startswith("data.") for p in expand["schema"]["items"].get("enum", []))
+        assert params["cursor"]["schema"] == {"type": "string", "pattern": "^cur_"}
         fixed = {"Jobcost-Version", "limit", "cursor", "expand[]", "id"}
         if action in NESTED_LISTS:
             assert set(params) <= fixed, path
         else:
             assert set(params) - fixed == set(view.filterset_class.base_filters), path
-            assert expand["schema"]["items"].get("enum", []) == [
+            assert _expand_enum(schema, operation) == [
                 "data." + p for p in expandable_paths(view.serializer_class)
-            ]
+            ], path
         page = _component(schema, _body_schema(operation["responses"]["200"]))
         assert set(page["required"]) == {"object", "url", "has_more", "next_cursor", "data"}
         assert page["properties"]["object"]["enum"] == ["list"]
         assert page["properties"]["next_cursor"]["nullable"] is True
+        assert page["properties"]["next_cursor"]["pattern"] == "^cur_"
         item = page["properties"]["data"]["items"]
         expected = NESTED_LISTS.get(action, view.serializer_class.__name__)
         assert item == {"$ref": f"#/components/schemas/{expected.removesuffix('Serializer')}"}
@@ -245,14 +266,46 @@ def test_list_filters_have_their_public_names_and_enums(schema):
         commitments
     )
     assert commitments["created[gte]"]["schema"] == {"type": "string", "format": "date-time"}
-    assert commitments["status"]["schema"]["enum"] == CommitmentStatus.values
-    assert commitments["type"]["schema"]["enum"] == CommitmentType.values
+    assert _component(schema, commitments["status"]["schema"])["enum"] == CommitmentStatus.values
+    assert _component(schema, commitments["type"]["schema"])["enum"] == CommitmentType.values
     projects = _params(schema["paths"]["/v1/projects"]["get"])
-    assert projects["status"]["schema"]["enum"] == ProjectStatus.values
+    assert _component(schema, projects["status"]["schema"])["enum"] == ProjectStatus.values
     cost_codes = _params(schema["paths"]["/v1/cost-codes"]["get"])
-    assert cost_codes["cost_type"]["schema"]["enum"] == CostType.values
+    assert _component(schema, cost_codes["cost_type"]["schema"])["enum"] == CostType.values
     budgets = _params(schema["paths"]["/v1/budgets"]["get"])
     assert {"project", "cost_code", "created[gte]", "created[lt]"} <= set(budgets)
+
+
+def _expand_enum(schema, operation) -> list[str]:
+    """The `expand[]` paths an operation declares (none when it declares no `expand[]`): a
+    repeatable query parameter whose items are a named enum component."""
+    expand = _params(operation).get("expand[]")
+    if expand is None:
+        return []
+    assert expand["in"] == "query" and expand["explode"] is True
+    assert expand["schema"]["type"] == "array"
+    items = expand["schema"]["items"]
+    assert set(items) == {"$ref"} and items["$ref"].endswith("ExpandPath"), items
+    return _component(schema, items)["enum"]
+
+
+def test_expand_is_declared_only_where_a_path_is_expandable(schema):
+    """An operation whose objects have no expandable field takes no `expand[]` value (any
+    is 400 `expand_invalid`), so it declares none."""
+    items = {
+        "audit": AuditEntrySerializer,
+        "lines": PayAppLineSerializer,
+        "deliveries": WebhookDeliverySerializer,
+        "retry_delivery": WebhookDeliverySerializer,
+    }
+    without = 0
+    for path, method, operation in _operations(schema):
+        view, action = ROUTES[path, method]
+        serializer = items.get(action, view.serializer_class)
+        declared = "expand[]" in _params(operation)
+        assert declared == bool(expandable_paths(serializer)), (path, method)
+        without += not declared
+    assert without >= 33
 
 
 def test_single_object_operations_document_expand(schema):
@@ -260,11 +313,7 @@ def test_single_object_operations_document_expand(schema):
         view, action = ROUTES[path, method]
         if action in LIST_ACTIONS:
             continue
-        expand = _params(operation)["expand[]"]
-        assert expand["in"] == "query" and expand["schema"]["type"] == "array"
-        assert expand["schema"]["items"].get("enum", []) == expandable_paths(
-            view.serializer_class
-        ), path
+        assert _expand_enum(schema, operation) == expandable_paths(view.serializer_class), path
         success = next(s for s in operation["responses"] if s.startswith("2"))
         name = view.serializer_class.__name__.removesuffix("Serializer")
         name = OTHER_RESPONSES.get(action, name)
@@ -301,13 +350,14 @@ def test_request_bodies_are_strict_and_never_take_computed_fields(schema):
         request = _body_schema(operation["requestBody"])
         name = request["$ref"].rsplit("/", 1)[1]
         assert name.endswith("Request"), name
-        component = _component(schema, request)
-        assert component["additionalProperties"] is False
-        assert not [p for p, s in component["properties"].items() if s.get("readOnly")]
-        success = next(s for s in operation["responses"] if s.startswith("2"))
-        output = _component(schema, _body_schema(operation["responses"][success]))
-        computed = {p for p, s in output["properties"].items() if s.get("readOnly")}
-        assert not set(component["properties"]) & computed, (path, method)
+        union = _component(schema, request)
+        for component in [_component(schema, v) for v in union.get("oneOf", [])] or [union]:
+            assert component["additionalProperties"] is False
+            assert not [p for p, s in component["properties"].items() if s.get("readOnly")]
+            success = next(s for s in operation["responses"] if s.startswith("2"))
+            output = _component(schema, _body_schema(operation["responses"][success]))
+            computed = {p for p, s in output["properties"].items() if s.get("readOnly")}
+            assert not set(component["properties"]) & computed, (path, method)
     assert bodies == sum(1 for _, m in ROUTES if m in ("post", "patch"))
 
 
@@ -354,8 +404,204 @@ def test_field_types_money_percent_enums_and_read_only(schema):
     assert enum_of("Rfi", "status") == RfiStatus.values
     assert enum_of("AgentAction", "status") == AgentActionStatus.values
     assert enum_of("AgentAction", "action") == AgentActionKind.values
-    actor = components["AuditEntry"]["properties"]["actor"]["properties"]
-    assert set(Role.values) < set(actor["role"]["enum"])
+    actor = components["Actor"]["properties"]
+    assert set(Role.values) < set(_component(schema, actor["role"]["allOf"][0])["enum"])
+
+
+# --- exactly what the API accepts, in shapes SDK generators handle ---------------------------
+def _walk_nodes(node, where=""):
+    """(location, dict) for every schema object in a document part."""
+    if isinstance(node, dict):
+        yield where, node
+        for key, value in node.items():
+            yield from _walk_nodes(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _walk_nodes(value, f"{where}/{i}")
+
+
+def test_every_enum_is_named_once_in_components_and_referenced(schema):
+    components = schema["components"]["schemas"]
+    inline = [
+        where
+        for part in ("paths", "components")
+        for where, node in _walk_nodes(schema[part], part)
+        if "enum" in node
+        and len([v for v in node["enum"] if v is not None]) > 1
+        and not re.fullmatch(r"components/schemas/\w+", where)
+    ]
+    assert not inline, inline
+    # Nowhere a `$ref` with siblings (generators and validators ignore them).
+    assert not [w for w, n in _walk_nodes(schema) if "$ref" in n and len(n) > 1]
+    # Each set of values once, but the expand paths of two objects are two enums even when
+    # they coincide today (`["project", "project.owner"]`).
+    named = [
+        tuple(c["enum"])
+        for n, c in components.items()
+        if "enum" in c and not n.endswith("ExpandPath")
+    ]
+    assert len(named) == len(set(named)), sorted(named)
+    commitments = _params(schema["paths"]["/v1/commitments"]["get"])
+    assert commitments["status"]["schema"] == {"$ref": "#/components/schemas/CommitmentStatusEnum"}
+    assert commitments["type"]["schema"] == {"$ref": "#/components/schemas/CommitmentTypeEnum"}
+    events = _params(schema["paths"]["/v1/events"]["get"])
+    assert events["type"]["schema"] == {"$ref": "#/components/schemas/EventTypeEnum"}
+    headers = schema["components"]["headers"]
+    assert headers["Jobcost-Version"]["schema"] == VERSION_REF
+
+
+def test_request_schemas_declare_no_default(schema):
+    """Generators read a request `default` as "always sent": the default is in the text."""
+    for name, component in schema["components"]["schemas"].items():
+        if name.endswith("Request"):
+            for prop, node in component.get("properties", {}).items():
+                assert "default" not in node, (name, prop)
+    project = schema["components"]["schemas"]["ProjectCreateRequest"]["properties"]
+    assert project["currency"]["description"].endswith('Default when omitted: `"usd"`.')
+    cost_code = schema["components"]["schemas"]["CostCodeCreateRequest"]["properties"]
+    assert "Default when omitted: `0`." in cost_code["budget_amount"]["description"]
+
+
+def _request_component(schema, serializer) -> dict | None:
+    name = serializer.__name__.removesuffix("Serializer") + "Request"
+    components = schema["components"]["schemas"]
+    return components.get(name) or components.get("Patched" + name)
+
+
+def test_arrays_in_bodies_carry_their_bounds(schema):
+    """Every list field of a request serializer states its bounds: `minItems` 1 where an
+    empty list is refused (`allow_empty=False`) or its `min_length`, `maxItems` its
+    `max_length`; nothing in the schema post-processing drops them."""
+    checked = set()
+    for serializer in _subclasses(InputSerializer):
+        component = _request_component(schema, serializer)
+        if component is None:
+            continue
+        for name, field in serializer().fields.items():
+            if not isinstance(field, drf_serializers.ListField | drf_serializers.ListSerializer):
+                continue
+            prop = component["properties"][name]
+            minimum = getattr(field, "min_length", None)
+            if minimum is None and field.allow_empty is False:
+                minimum = 1
+            assert prop.get("minItems") == minimum, (serializer.__name__, name, prop)
+            assert prop.get("maxItems") == getattr(field, "max_length", None), (name, prop)
+            checked.add((serializer.__name__, name))
+    assert {
+        ("WebhookEndpointCreateSerializer", "events"),
+        ("ChangeOrderCreateSerializer", "lines"),
+        ("InvoiceUpdateSerializer", "lines"),
+        ("PayAppUpdateSerializer", "lines"),
+    } <= checked
+    components = schema["components"]["schemas"]
+    for name in ("WebhookEndpointCreateRequest", "ChangeOrderCreateRequest"):
+        field = "events" if "Webhook" in name else "lines"
+        assert components[name]["properties"][field]["minItems"] == 1
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_webhook_invoice_and_daily_log_inputs_are_exact(schema):
+    components = schema["components"]["schemas"]
+    for name in ("WebhookEndpointCreateRequest", "PatchedWebhookEndpointUpdateRequest"):
+        props = components[name]["properties"]
+        assert props["url"]["format"] == "uri"
+        events = _component(schema, props["events"]["items"])["enum"]
+        assert events == [*sorted(CATALOGUE), "*"]
+    version = components["WebhookEndpointCreateRequest"]["properties"]["api_version"]
+    assert version["allOf"] == [VERSION_REF]
+    assert components["InvoiceCreateRequest"]["properties"]["amount"]["minimum"] == 1
+    assert components["PatchedInvoiceUpdateRequest"]["properties"]["amount"]["minimum"] == 1
+    logs = _params(schema["paths"]["/v1/daily-logs"]["get"])
+    for name in ("date[gte]", "date[lte]"):
+        assert logs[name]["schema"] == {"type": "string", "format": "date"}
+        assert "YYYY-MM-DD" in logs[name]["description"], logs[name]
+
+
+def _request_ref(schema, path: str, method: str) -> str:
+    return _body_schema(schema["paths"][path][method]["requestBody"])["$ref"]
+
+
+def test_agent_action_proposal_is_one_shape_per_action(schema):
+    """`payload` is the real endpoint's request schema, chosen by the sibling `action`."""
+    real = {
+        "rfi.create": _request_ref(schema, "/v1/rfis", "post"),
+        "change_order.create": _request_ref(schema, "/v1/change-orders", "post"),
+        "daily_log.create": _request_ref(schema, "/v1/daily-logs", "post"),
+        "invoice.code": _request_ref(schema, "/v1/invoices/{id}", "patch"),
+        "budget.update": _request_ref(schema, "/v1/budgets/{id}", "patch"),
+    }
+    assert set(real) == set(AgentActionKind.values)
+    proposal = _component(schema, _request_ref_dict(schema, "/v1/agents/actions"))
+    mapping = proposal["discriminator"]["mapping"]
+    assert proposal["discriminator"]["propertyName"] == "action"
+    assert set(mapping) == set(real)
+    assert [v["$ref"] for v in proposal["oneOf"]] == list(mapping.values())
+    for action, ref in mapping.items():
+        variant = _component(schema, {"$ref": ref})
+        assert variant["properties"]["action"]["enum"] == [action]
+        payload = variant["properties"]["payload"]
+        refs = [node["$ref"] for _, node in _walk_nodes(payload) if "$ref" in node]
+        assert refs == [real[action]], (action, payload)
+        assert ("target" in variant["required"]) == (action in ("invoice.code", "budget.update"))
+
+
+def _request_ref_dict(schema, path):
+    return _body_schema(schema["paths"][path]["post"]["requestBody"])
+
+
+def test_event_object_is_one_of_the_resources_by_object(schema):
+    data = schema["components"]["schemas"]["EventData"]["properties"]["object"]
+    assert data["discriminator"]["propertyName"] == "object"
+    mapping = data["discriminator"]["mapping"]
+    assert set(mapping) == set(RESOURCES)
+    for object_name, ref in mapping.items():
+        component = _component(schema, {"$ref": ref})
+        assert component["properties"]["object"]["enum"] == [object_name]
+    assert sorted(v["$ref"] for v in data["oneOf"]) == sorted(mapping.values())
+
+
+def test_creates_link_to_the_operations_on_what_they_made(schema):
+    created = schema["paths"]["/v1/change-orders"]["post"]["responses"]["201"]["links"]
+    assert set(created) == {
+        "change_orders_retrieve",
+        "change_orders_update",
+        "change_orders_audit",
+        "change_orders_submit",
+        "change_orders_approve",
+        "change_orders_reject",
+        "change_orders_void",
+    }
+    for link in created.values():
+        assert link["parameters"] == {"path.id": "$response.body#/id"}
+    ids = {op["operationId"] for _, _, op in _operations(schema)}
+    for path, method, operation in _operations(schema):
+        for link in operation["responses"].get("201", {}).get("links", {}).values():
+            assert link["operationId"] in ids, (path, method, link)
+
+
+def test_actor_and_error_object_are_one_component_each(schema):
+    components = schema["components"]["schemas"]
+    actor = {"$ref": "#/components/schemas/Actor"}
+    assert components["AuditEntry"]["properties"]["actor"]["allOf"] == [actor]
+    assert components["AgentAction"]["properties"]["proposed_by"]["allOf"] == [actor]
+    assert components["AgentAction"]["properties"]["decided_by"]["allOf"] == [actor]
+    assert "Error" not in components
+    envelope = components["ErrorResponse"]
+    assert envelope["properties"] == {"error": {"$ref": "#/components/schemas/ErrorObject"}}
+    failure = components["AgentAction"]["properties"]["failure"]
+    assert failure["allOf"] == [{"$ref": "#/components/schemas/ErrorObject"}]
+    assert failure["nullable"] is True
+    inline_actors = [
+        where
+        for where, node in _walk_nodes(components)
+        if set(node.get("properties", {})) == {"type", "id", "role"}
+    ]
+    assert inline_actors == ["/Actor"]
 
 
 # --- real responses match the schema ----------------------------------------------------------

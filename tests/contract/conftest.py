@@ -1,0 +1,39 @@
+"""A live server of the test database, seeded with the demo job, for the contract tests
+(schemathesis, the generated Python client): real HTTP on a loopback port."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from jobcost.demo.loader import demo_job_load
+from jobcost.models import Project
+from tests.factories import make_key
+from tests.webhooks.support import make_endpoint
+
+
+@pytest.fixture
+def seeded_server(live_server):
+    """The demo job (every kind of record) plus a webhook endpoint with one delivery, and an
+    admin key of its account: SimpleNamespace(url, secret, account)."""
+    demo_job_load()
+    account = Project.objects.get(number="2026-014").account
+    make_endpoint(account)
+    _key, secret = make_key(account, "admin")
+    return SimpleNamespace(url=live_server.url, secret=secret, account=account)
+
+
+def seeded_ids(server, schema: dict) -> dict[str, list[str]]:
+    """{collection path: IDs of its seeded objects}, read through the lists of the API, e.g.
+    {"/v1/projects": ["prj_…"], "/v1/webhooks": ["we_…"]}."""
+    ids: dict[str, list[str]] = {}
+    headers = {"Authorization": f"Bearer {server.secret}"}
+    with httpx.Client(base_url=server.url, headers=headers, timeout=10) as client:
+        for path, item in schema["paths"].items():
+            if "{" in path or "get" not in item:
+                continue
+            page = client.get(path, params={"limit": 100}).raise_for_status().json()
+            ids[path] = [row["id"] for row in page["data"]]
+    return ids

@@ -1,0 +1,69 @@
+"""Schemathesis over /v1/openapi.json against a live, seeded server (README "Fuzzing the
+API"): every check, including `positive_data_acceptance`, `negative_data_rejection` and the
+stateful phase's links, must pass.
+
+Bounded here (a fixed seed, a few examples per operation: a few minutes on this machine);
+`make fuzz` runs the same harness longer with a random seed (FUZZ_SEED, FUZZ_MAX_EXAMPLES).
+The configuration is in schemathesis.toml, the hooks in tests/contract/hooks.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+
+from tests.contract.conftest import seeded_ids
+
+SEED = int(os.environ.get("FUZZ_SEED", "20261120"))
+MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "5"))
+TIMEOUT = int(os.environ.get("FUZZ_TIMEOUT", "600"))
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+REPORT_DIR = settings.VAR_DIR / "schemathesis"  # the last run's output and JUnit report
+
+
+@pytest.mark.postgres
+def test_schemathesis_finds_no_failure(seeded_server, tmp_path):
+    schema = httpx.get(f"{seeded_server.url}/v1/openapi.json").json()
+    ids_file = tmp_path / "ids.json"
+    ids_file.write_text(json.dumps(seeded_ids(seeded_server, schema)))
+    command = [
+        str(SCHEMATHESIS),
+        "run",
+        f"{seeded_server.url}/v1/openapi.json",
+        "--checks=all",
+        f"--seed={SEED}",
+        f"--max-examples={MAX_EXAMPLES}",
+        "--report=junit",
+        f"--report-junit-path={REPORT_DIR / 'junit.xml'}",
+        "--no-color",
+    ]
+    env = {
+        **os.environ,
+        "JOBCOST_FUZZ_IDS": str(ids_file),
+        "JOBCOST_FUZZ_KEY": seeded_server.secret,
+        "PYTHONPATH": str(settings.BASE_DIR),
+    }
+    run = subprocess.run(
+        command,
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    REPORT_DIR.mkdir(parents=True, exist_ok=True)
+    (REPORT_DIR / "output.txt").write_text(run.stdout + run.stderr)
+    report = (
+        f"seed {SEED}, {MAX_EXAMPLES} examples; full output: {REPORT_DIR / 'output.txt'}\n"
+        + run.stdout[-20_000:]
+        + run.stderr
+    )
+    assert run.returncode == 0, report
