@@ -192,6 +192,10 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
+# Webhook delivery lanes and the per-endpoint cap (README "Running workers", webhooks/drain.py).
+WEBHOOKS_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_QUEUE", "webhooks")
+WEBHOOKS_SLOW_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_SLOW_QUEUE", "webhooks-slow")
+WEBHOOKS_ENDPOINT_SLOTS = int(os.environ.get("WEBHOOKS_ENDPOINT_SLOTS", "2"))
 
 LOGGING = {
     "version": 1,
