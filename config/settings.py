@@ -87,8 +87,11 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer lock instead of failing at once when the worker and the web
-    # server write together on the embedded database.
+    # server write together on the embedded database. IMMEDIATE: a transaction takes the
+    # writer lock when it begins, so the worker's threads (README "Running workers") queue
+    # for it instead of failing with "database is locked" when a read turns into a write.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
