@@ -20,6 +20,10 @@ logger = logging.getLogger("jobcost.webhooks")
 
 # Endpoints one sweep queues a drain for at most (the next sweep, 5 s later, takes the rest).
 SWEEP_BATCH = 500
+# A drain message is a hint (the rows are the truth): one that waited this long in a backed-up
+# lane is dropped unrun, since the sweep has queued a fresh one meanwhile. This bounds a lane's
+# queue when many dead endpoints keep the slow lane's threads busy.
+DRAIN_EXPIRES_SECONDS = 60
 
 
 def queue_drains(lanes: dict[str, str]) -> int:
@@ -29,7 +33,9 @@ def queue_drains(lanes: dict[str, str]) -> int:
     queued = 0
     for endpoint_id, lane in lanes.items():
         try:
-            drain_endpoint.apply_async((endpoint_id, lane), queue=queue_for(lane))
+            drain_endpoint.apply_async(
+                (endpoint_id, lane), queue=queue_for(lane), expires=DRAIN_EXPIRES_SECONDS
+            )
         except Exception:  # kombu/redis errors: the sweep is the safety net
             logger.warning("could not queue a drain of %s; the sweep will queue it", endpoint_id)
             return queued
