@@ -10,11 +10,12 @@ anything a broker outage dropped). `drain`:
    advisory lock per (endpoint, slot), which the server drops with the session if the worker
    dies — or returns at once when every slot is taken, since their holders send whatever is
    due. On SQLite (`make run` only) there is no cap: the conditional claim keeps it correct.
-2. claims a batch of the endpoint's due deliveries (`SELECT … FOR UPDATE SKIP LOCKED`, then an
-   `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead), and for each
-   one re-reads the endpoint right before sending (deleted or disabled → cancelled), then
-   sends and records it (`webhooks.delivery.send_claimed`: the SSRF check, the POST, the retry
-   schedule).
+2. claims a batch of the endpoint's due deliveries (`SELECT … FOR UPDATE SKIP LOCKED`, then
+   an `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead; a first
+   batch that comes back full queues one more drain, so that a backlog gets every slot
+   working), and for each one re-reads the endpoint right before sending (deleted or
+   disabled → cancelled), then sends and records it (`webhooks.delivery.send_claimed`: the
+   SSRF check, the POST, the retry schedule).
 3. stops when nothing is due, when its time budget is spent, when the lease could no longer
    cover one more full attempt, or when the endpoint changed lane (it turned slow or started
    failing, or recovered). Claimed rows it did not send are released — due again, the attempt
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -163,7 +164,9 @@ def _cancel_due(endpoint_id: str) -> None:
     )
 
 
-def _send_batches(endpoint_id: str, lane: str, deadline: float) -> DrainResult:
+def _send_batches(
+    endpoint_id: str, lane: str, deadline: float, on_backlog: Callable[[], None] | None
+) -> DrainResult:
     """Claim and send batches while the slot is held; see the module docstring, step 3."""
     sent = 0
     while True:
@@ -176,6 +179,9 @@ def _send_batches(endpoint_id: str, lane: str, deadline: float) -> DrainResult:
         batch, lease_until = _claim_batch(endpoint_id, BATCH[lane])
         if not batch:
             return DrainResult(sent, more=False, lane=lane)
+        if on_backlog is not None and len(batch) == BATCH[lane]:
+            on_backlog()  # a full batch: more may be due, so put the other slots to work
+            on_backlog = None
         claimed_at = time.monotonic()
         for index, delivery in enumerate(batch):
             if index:  # re-read right before each send (the claim read it for the first)
@@ -200,19 +206,27 @@ def _send_batches(endpoint_id: str, lane: str, deadline: float) -> DrainResult:
             return DrainResult(sent, more=True, lane=lane)
 
 
-def drain(endpoint_id: str, lane: str, *, budget: float = BUDGET_SECONDS) -> DrainResult:
+def drain(
+    endpoint_id: str,
+    lane: str,
+    *,
+    budget: float = BUDGET_SECONDS,
+    on_backlog: Callable[[], None] | None = None,
+) -> DrainResult:
     """Send the endpoint's due deliveries for up to `budget` seconds in one of its slots.
 
     `lane` is the lane (webhooks/lanes.py FAST or SLOW) this drain was queued on; when the
-    endpoint belongs in the other one the drain stops and says so in the result. Returns a
-    `DrainResult`; the caller queues the next drain when `more` is True. Never raises for a
-    failed POST (that is a recorded attempt); database errors propagate.
+    endpoint belongs in the other one the drain stops and says so in the result. The first
+    time a claim comes back full, `on_backlog()` is called once (the task queues one more
+    drain, which takes another free slot or returns at once). Returns a `DrainResult`; the
+    caller queues the next drain when `more` is True. Never raises for a failed POST (that is
+    a recorded attempt); database errors propagate.
     """
     deadline = time.monotonic() + budget
     with endpoint_slot(endpoint_id) as slot:
         if slot is None:
             return DrainResult(0, more=False, lane=lane, slot=False)
-        result = _send_batches(endpoint_id, lane, deadline)
+        result = _send_batches(endpoint_id, lane, deadline, on_backlog)
     if not result.more and _due(endpoint_id, timezone.now()).exists():
         endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
         return DrainResult(result.sent, more=True, lane=lane_for(endpoint) if endpoint else lane)

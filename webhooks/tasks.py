@@ -47,7 +47,7 @@ def queue_drains(lanes: dict[str, str]) -> int:
 def drain_endpoint(endpoint_id: str, lane: str = FAST) -> int:
     """Send the endpoint's due deliveries for a while (webhooks/drain.py) and queue the next
     drain, on the endpoint's lane now, if some remain; returns the attempts made."""
-    result = drain.drain(endpoint_id, lane)
+    result = drain.drain(endpoint_id, lane, on_backlog=lambda: queue_drains({endpoint_id: lane}))
     if result.more:
         queue_drains({endpoint_id: result.lane})
     return result.sent
