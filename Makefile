@@ -25,12 +25,14 @@ seed: migrate
 	$(BIN)/python manage.py seed_demo
 
 ## run: install, migrate, load the demo job, then serve the API and admin with a Celery
-## worker (and beat) beside it. Ctrl-C stops both.
+## worker (and beat) beside it, on all queues, with threads (README "Running workers").
+## Ctrl-C stops both.
 run: seed
 	@mkdir -p var
 	@echo "Starting the Celery worker (log: var/worker.log) and the web server on http://$(HOST):$(PORT)"
 	@WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/celery -A config worker --beat --loglevel=info \
-		--schedule var/celerybeat-schedule --concurrency 2 > var/worker.log 2>&1 & \
+		--schedule var/celerybeat-schedule -Q celery,webhooks,webhooks-slow \
+		--pool threads --concurrency 8 > var/worker.log 2>&1 & \
 	worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/python manage.py runserver --insecure --noreload $(HOST):$(PORT)
@@ -52,8 +54,9 @@ format: install
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
 
-## bench-webhooks: webhook deliveries per second with 1 and 2 Celery worker processes beside a
-## plain httpx loop (the ceiling). Needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+## bench-webhooks: webhook deliveries per second with 1 and 2 main Celery worker processes (as
+## in production, README "Running workers") beside a plain httpx loop (the ceiling). Needs
+## PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
 		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}

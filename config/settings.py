@@ -113,8 +113,11 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer lock instead of failing at once when the worker and the web
-    # server write together on the embedded database.
+    # server write together on the embedded database. IMMEDIATE: a transaction takes the
+    # writer lock when it begins, so the worker's threads (README "Running workers") queue
+    # for it instead of failing with "database is locked" when a read turns into a write.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -259,6 +262,10 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
+# Webhook delivery lanes and the per-endpoint cap (README "Running workers", webhooks/drain.py).
+WEBHOOKS_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_QUEUE", "webhooks")
+WEBHOOKS_SLOW_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_SLOW_QUEUE", "webhooks-slow")
+WEBHOOKS_ENDPOINT_SLOTS = int(os.environ.get("WEBHOOKS_ENDPOINT_SLOTS", "2"))
 
 LOGGING = {
     "version": 1,

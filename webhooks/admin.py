@@ -86,7 +86,16 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
         (None, {"fields": ["id", "account", "url", "description", "events_display"]}),
         (
             "State",
-            {"fields": ["status", "disabled_reason", "failing_since", "deleted_at", "api_version"]},
+            {
+                "fields": [
+                    "status",
+                    "disabled_reason",
+                    "failing_since",
+                    "slow_since",
+                    "deleted_at",
+                    "api_version",
+                ]
+            },
         ),
         (
             "Signing",

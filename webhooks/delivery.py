@@ -6,7 +6,12 @@ send the same attempt; re-check the endpoint (deleted or disabled → cancelled)
 payload rendered at the endpoint's `api_version` with Standard Webhooks headers, 10 s timeout,
 no redirects; then record the attempt: 2xx succeeded; 410 Gone disables the endpoint at once;
 otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts) and then failed;
-an endpoint that has seen nothing but failures for 3 days is disabled.
+an endpoint that has seen nothing but failures for 3 days is disabled. Each attempt also
+notes whether the endpoint was slow (`slow_since`), which picks its lane (webhooks/lanes.py).
+
+`attempt` claims one delivery by ID (the `deliver` task, kept for messages queued before the
+per-endpoint drains); webhooks/drain.py claims a batch of one endpoint's due deliveries and
+calls `send_claimed` for each.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from webhooks import signing
+from webhooks.lanes import SLOW_AFTER_MS
 from webhooks.models import (
     DeliveryStatus,
     EndpointStatus,
@@ -103,6 +109,15 @@ def attempt(delivery_id: str, *, client: httpx.Client | None = None) -> str | No
     if claimed is None:
         return None
     delivery, endpoint = claimed
+    return send_claimed(delivery, endpoint, client=client)
+
+
+def send_claimed(
+    delivery: WebhookDelivery, endpoint: WebhookEndpoint, *, client: httpx.Client | None = None
+) -> str:
+    """POST a delivery this worker has claimed (leased, `attempts` counted) to `endpoint`, as
+    just re-read, and record the attempt; returns the delivery's new status. The URL is checked
+    by the SSRF guard first; a refused URL is a failed attempt."""
     body = json.dumps(
         render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
     ).encode()
@@ -127,6 +142,16 @@ def attempt(delivery_id: str, *, client: httpx.Client | None = None) -> str | No
     return record(delivery.pk, started, duration_ms, status_code, error)
 
 
+def _note_speed(endpoint: WebhookEndpoint, duration_ms: int) -> None:
+    """Move the endpoint between the lanes (webhooks/lanes.py): an attempt of `SLOW_AFTER_MS` or
+    more starts `slow_since`, a quicker one clears it. Written only when it changes."""
+    slow = duration_ms >= SLOW_AFTER_MS
+    if slow == (endpoint.slow_since is not None):
+        return
+    endpoint.slow_since = timezone.now() if slow else None
+    endpoint.save(update_fields=["slow_since", "updated_at"])
+
+
 @transaction.atomic
 def record(delivery_id: str, started, duration_ms: int, status_code: int | None, error: str) -> str:
     """Write the attempt row and move the delivery (and perhaps its endpoint) on."""
@@ -147,6 +172,7 @@ def record(delivery_id: str, started, duration_ms: int, status_code: int | None,
     )
     delivery.last_response_status = status_code
     delivery.last_error = error
+    _note_speed(endpoint, duration_ms)
     if delivery.status != DeliveryStatus.PENDING:
         # Cancelled while this attempt was in flight (endpoint deleted or disabled): the
         # attempt is logged, the delivery stays as it is.

@@ -54,7 +54,9 @@ class WebhookEndpoint(TimestampedModel):
 
     `secret` signs every delivery; after a rotation `previous_secret` keeps signing alongside
     until `previous_secret_expires_at` (24 h). `failing_since` is the first failure since the
-    last success: three days of nothing but failures disables the endpoint. Deleting sets
+    last success: three days of nothing but failures disables the endpoint. `slow_since` is the
+    first slow attempt (README "Running workers") since the last quick one; while either is set
+    the endpoint's deliveries go by the slow lane (`webhooks.lanes`). Deleting sets
     `deleted_at` (the row and its delivery history stay; the API shows it no more).
     """
 
@@ -74,6 +76,7 @@ class WebhookEndpoint(TimestampedModel):
     previous_secret = models.CharField(max_length=100, blank=True, editable=False)
     previous_secret_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
     failing_since = models.DateTimeField(null=True, blank=True, editable=False)
+    slow_since = models.DateTimeField(null=True, blank=True, editable=False)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
@@ -140,6 +143,10 @@ class WebhookDelivery(models.Model):
         indexes = [
             list_index("delivery_list", "endpoint"),
             models.Index(fields=["status", "next_attempt_at"], name="delivery_due"),
+            # One endpoint's due deliveries, for its drain (webhooks.drain).
+            models.Index(
+                fields=["endpoint", "status", "next_attempt_at"], name="delivery_endpoint_due"
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["endpoint", "event"], name="delivery_once"),

@@ -1,12 +1,13 @@
 """The transactional outbox (SPEC §10): every audited change in the catalogue becomes an
 event row and one delivery row per subscribed endpoint, in the change's own transaction. A
-change that rolls back leaves neither; a committed one is never lost, because delivery tasks
-are only queued after commit and the beat sweep finds anything a broker outage dropped."""
+change that rolls back leaves neither; a committed one is never lost, because the endpoints'
+drains (webhooks/drain.py, one task per endpoint on its lane) are only queued after commit and
+the beat sweep finds anything a broker outage dropped."""
 
 from __future__ import annotations
 
 import json
-import logging
+import threading
 
 from django.conf import settings
 from django.db import transaction
@@ -17,9 +18,9 @@ from audit.context import Actor
 from jobcost.api.renderers import dumps
 from jobcost.api.scope import Scope
 from webhooks.catalogue import RESOURCES, event_type, subscribes
+from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
-
-logger = logging.getLogger("jobcost.webhooks")
+from webhooks.tasks import queue_drains
 
 
 def render_object(object_name: str, account_id: str, object_id: str) -> dict | None:
@@ -81,33 +82,39 @@ def event_record(
     )
     endpoints = WebhookEndpoint.objects.filter(
         account_id=account_id, status=EndpointStatus.ENABLED, deleted_at__isnull=True
-    ).only("id", "events")
+    ).only("id", "events", "failing_since", "slow_since")
+    lanes = {e.pk: lane_for(e) for e in endpoints if subscribes(e.events, type_)}
     now = timezone.now()
-    deliveries = WebhookDelivery.objects.bulk_create(
+    WebhookDelivery.objects.bulk_create(
         WebhookDelivery(
             account_id=account_id,
-            endpoint_id=endpoint.pk,
+            endpoint_id=endpoint_id,
             event=event,
             status=DeliveryStatus.PENDING,
             next_attempt_at=now,
         )
-        for endpoint in endpoints
-        if subscribes(endpoint.events, type_)
+        for endpoint_id in lanes
     )
-    if deliveries:
-        ids = [d.pk for d in deliveries]
-        transaction.on_commit(lambda: enqueue(ids))
+    if lanes:
+        drains_after_commit(lanes)
     return event
 
 
-def enqueue(delivery_ids: list[str]) -> None:
-    """Queue one task per delivery. A broker that is down loses nothing: the rows are
-    committed and the beat sweep sends them once a worker runs."""
-    from webhooks.tasks import deliver
+_pending = threading.local()
 
-    for delivery_id in delivery_ids:
-        try:
-            deliver.delay(delivery_id)
-        except Exception:  # kombu/redis errors: the sweep is the safety net
-            logger.warning("could not queue delivery %s; the sweep will send it", delivery_id)
-            return
+
+def drains_after_commit(lanes: dict[str, str]) -> None:
+    """Queue a drain of each endpoint in `lanes` ({endpoint_id: lane}) once the current
+    transaction commits — once per endpoint, however many events the transaction recorded
+    for it: the first of its commit hooks to run queues everything pending in this thread;
+    the others find nothing left. Entries of a transaction that rolled back are queued with
+    the next commit: a drain with nothing due returns at once."""
+    pending = _pending.__dict__.setdefault("lanes", {})
+    pending.update(lanes)
+    transaction.on_commit(_queue_pending)
+
+
+def _queue_pending() -> None:
+    lanes = _pending.__dict__.pop("lanes", None)
+    if lanes:
+        queue_drains(lanes)

@@ -13,6 +13,7 @@ from jobcost.api.errors import Conflict, InvalidRequest
 from jobcost.services.common import apply_changes, lock, save_audited
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE
+from webhooks.lanes import lane_for
 from webhooks.models import (
     DeliveryStatus,
     EndpointStatus,
@@ -20,6 +21,7 @@ from webhooks.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from webhooks.tasks import queue_drains
 from webhooks.urlguard import UrlRefused, check_url
 
 ROTATION_OVERLAP = timedelta(hours=24)
@@ -156,9 +158,8 @@ def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
     delivery.attempts = 0
     delivery.next_attempt_at = timezone.now()
     delivery.save()
-    from webhooks.outbox import enqueue
-
-    transaction.on_commit(lambda: enqueue([delivery.pk]))
+    lanes = {endpoint.pk: lane_for(endpoint)}
+    transaction.on_commit(lambda: queue_drains(lanes))
     return delivery
 
 

@@ -1,16 +1,56 @@
 """Celery tasks: each takes IDs only and is safe to run twice (STYLE §9). Schedules are in
-config/celery.py."""
+config/celery.py; the queues (lanes) and the worker commands are in README "Running workers".
+
+Webhook work is queued per endpoint: `drain_endpoint` sends one endpoint's due deliveries in
+one of its slots (webhooks/drain.py), on its lane's queue (webhooks/lanes.py). `deliver`, one
+attempt of one delivery, stays for messages queued before the drains existed."""
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
-from django.db import transaction
 from django.utils import timezone
 
-from webhooks import delivery
+from webhooks import delivery, drain
+from webhooks.lanes import FAST, lane_of, queue_for
 from webhooks.models import DeliveryStatus, WebhookDelivery
 
+logger = logging.getLogger("jobcost.webhooks")
+
+# Endpoints one sweep queues a drain for at most (the next sweep, 5 s later, takes the rest).
 SWEEP_BATCH = 500
+# A drain message is a hint (the rows are the truth): one that waited this long in a backed-up
+# lane is dropped unrun, since the sweep has queued a fresh one meanwhile. This bounds a lane's
+# queue when many dead endpoints keep the slow lane's threads busy.
+DRAIN_EXPIRES_SECONDS = 60
+
+
+def queue_drains(lanes: dict[str, str]) -> int:
+    """Queue one `drain_endpoint` per endpoint ID in `lanes` ({endpoint_id: FAST or SLOW}) on
+    its lane's queue; returns how many were queued. A broker that is down loses nothing: the
+    rows are committed and the beat sweep queues their drains once it is back."""
+    queued = 0
+    for endpoint_id, lane in lanes.items():
+        try:
+            drain_endpoint.apply_async(
+                (endpoint_id, lane), queue=queue_for(lane), expires=DRAIN_EXPIRES_SECONDS
+            )
+        except Exception:  # kombu/redis errors: the sweep is the safety net
+            logger.warning("could not queue a drain of %s; the sweep will queue it", endpoint_id)
+            return queued
+        queued += 1
+    return queued
+
+
+@shared_task(name="webhooks.tasks.drain_endpoint", ignore_result=True)
+def drain_endpoint(endpoint_id: str, lane: str = FAST) -> int:
+    """Send the endpoint's due deliveries for a while (webhooks/drain.py) and queue the next
+    drain, on the endpoint's lane now, if some remain; returns the attempts made."""
+    result = drain.drain(endpoint_id, lane, on_backlog=lambda: queue_drains({endpoint_id: lane}))
+    if result.more:
+        queue_drains({endpoint_id: result.lane})
+    return result.sent
 
 
 @shared_task(name="webhooks.tasks.deliver", ignore_result=True)
@@ -21,20 +61,19 @@ def deliver(delivery_id: str) -> str | None:
 
 @shared_task(name="webhooks.tasks.sweep_due_deliveries", ignore_result=True)
 def sweep_due_deliveries() -> int:
-    """Queue every due pending delivery: first attempts a broker outage dropped, retries
-    whose time has come, and leases of workers that died mid-send. Rows other sweepers hold
-    are skipped (`SKIP LOCKED`); the claim in `delivery.attempt` makes a double queue
-    harmless."""
-    with transaction.atomic():
-        due = list(
-            WebhookDelivery.objects.select_for_update(skip_locked=True)
-            .filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now())
-            .order_by("next_attempt_at")
-            .values_list("id", flat=True)[:SWEEP_BATCH]
+    """Queue a drain for every endpoint with due pending deliveries — first attempts a broker
+    outage dropped, retries whose time has come, leases of workers that died mid-send — on
+    the endpoint's lane. Returns the number of drains queued (endpoints, not deliveries). A
+    drain finding every slot of its endpoint taken returns at once, so a double queue costs
+    one cheap task."""
+    due = (
+        WebhookDelivery.objects.filter(
+            status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
         )
-    for delivery_id in due:
-        deliver.delay(delivery_id)
-    return len(due)
+        .values_list("endpoint_id", "endpoint__failing_since", "endpoint__slow_since")
+        .distinct()[:SWEEP_BATCH]
+    )
+    return queue_drains({endpoint_id: lane_of(failing, slow) for endpoint_id, failing, slow in due})
 
 
 @shared_task(name="webhooks.tasks.purge_old_events", ignore_result=True)

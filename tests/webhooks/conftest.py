@@ -1,21 +1,27 @@
-"""Webhook fixtures: a loopback receiver, loopback http allowed (development setting), and a
-real Celery worker process on Redis that reads the test database."""
+"""Webhook fixtures: a loopback receiver, loopback http allowed (development setting), and real
+Celery worker processes on Redis, started as production runs them, that read the test
+database."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.test import override_settings
 
 from config.celery import app as celery_app
 from tests.webhooks import resolvers
 from tests.webhooks.receiver import Receiver
+from webhooks.lanes import PRODUCTION_WORKERS
 
 
 @pytest.fixture(autouse=True)
@@ -36,43 +42,61 @@ def _database_url() -> str:
 
 
 class Workers:
-    """Start Celery worker processes on a private queue; stop them at teardown."""
+    """Start Celery worker processes as production runs them (`PRODUCTION_WORKERS`), on
+    private queues; stop them at teardown."""
 
     def __init__(self, queue: str):
         self.queue = queue
+        self.queues = {
+            "celery": queue,
+            "webhooks": f"{queue}.webhooks",
+            "webhooks-slow": f"{queue}.webhooks-slow",
+        }
         self.processes: list[subprocess.Popen] = []
+        self.logs = Path(tempfile.mkdtemp(prefix=f"{queue}-"))
 
-    def start(self, count: int = 1, beat: bool = False) -> None:
-        env = {
+    def env(self) -> dict[str, str]:
+        return {
             **os.environ,
             "DATABASE_URL": _database_url(),
             "REDIS_URL": django_settings.REDIS_URL,
             "WEBHOOKS_ALLOW_INSECURE_LOCALHOST": "1",
-            "JOBCOST_CELERY_QUEUE": self.queue,
+            "JOBCOST_CELERY_QUEUE": self.queues["celery"],
+            "JOBCOST_WEBHOOKS_QUEUE": self.queues["webhooks"],
+            "JOBCOST_WEBHOOKS_SLOW_QUEUE": self.queues["webhooks-slow"],
             "DATABASE_CONN_MAX_AGE": "0",
         }
-        for n in range(count):
-            args = [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel=WARNING",
-                "--concurrency=1",
-                "--pool=solo",
-                "-Q",
-                self.queue,
-                "-n",
-                f"{self.queue}-{n}@%h",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ]
+
+    def _spawn(self, name: str) -> None:
+        queues, pool = PRODUCTION_WORKERS[name.rstrip("0123456789")]
+        args = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=WARNING",
+            *pool,
+            "-Q",
+            ",".join(self.queues[q] for q in queues),
+            "-n",
+            f"{self.queue}-{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+        # A file, not a pipe nobody reads (a full pipe would block the worker).
+        with open(self.logs / f"{name}.log", "ab") as log:
             self.processes.append(
-                subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                subprocess.Popen(args, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
             )
+
+    def start(self, count: int = 1, beat: bool = False) -> None:
+        """`count` main workers (default queue and fast lane) and one slow-lane worker."""
+        for n in range(count):
+            self._spawn(f"main{n}")
+        self._spawn("slow")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             replies = celery_app.control.ping(timeout=0.5) or []
@@ -80,7 +104,7 @@ class Workers:
             if sum(1 for name in names if name.startswith(self.queue)) >= len(self.processes):
                 return
             time.sleep(0.2)
-        raise AssertionError("the Celery workers did not start")
+        raise AssertionError(f"the Celery workers did not start; see {self.logs}")
 
     def stop(self) -> None:
         for process in self.processes:
@@ -90,18 +114,25 @@ class Workers:
                 process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
         self.processes = []
+        shutil.rmtree(self.logs, ignore_errors=True)
 
 
 @pytest.fixture
 def workers():
-    """Real workers on a queue of their own; this process publishes to that queue too."""
+    """Real workers on queues of their own; this process publishes to those queues too."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    previous = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = queue
     pool = Workers(queue)
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = pool.queues["celery"]
+    lanes = override_settings(
+        WEBHOOKS_QUEUE=pool.queues["webhooks"], WEBHOOKS_SLOW_QUEUE=pool.queues["webhooks-slow"]
+    )
+    lanes.enable()
     yield pool
     pool.stop()
+    lanes.disable()
     celery_app.conf.task_default_queue = previous
 
 

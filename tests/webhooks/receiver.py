@@ -1,9 +1,11 @@
 """A real HTTP receiver on loopback for webhook tests: records every request and answers
 with scripted statuses (the last one repeats), optionally after `delay` seconds and with a
-`Location` header (to prove redirects are not followed)."""
+`Location` header (to prove redirects are not followed); it counts the requests it holds at
+once. `Silent` is a dead endpoint: it accepts connections and never answers."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ class Receiver:
     requests: list[Received] = field(default_factory=list)
     delay: float = 0.0
     location: str | None = None
+    in_flight: int = 0
+    max_in_flight: int = 0
 
     def __post_init__(self):
         receiver = self
@@ -37,7 +41,11 @@ class Receiver:
                     )
                     index = min(len(receiver.requests), len(receiver.statuses)) - 1
                     status = receiver.statuses[index]
+                    receiver.in_flight += 1
+                    receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
                 time.sleep(receiver.delay)
+                with receiver._lock:
+                    receiver.in_flight -= 1
                 try:
                     self.send_response(status)
                     if receiver.location:
@@ -53,6 +61,7 @@ class Receiver:
 
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True  # close() does not wait for a slow answer
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -77,3 +86,21 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class Silent:
+    """A dead endpoint on loopback: the kernel completes the TCP handshake (a listening socket
+    with a deep backlog) but nothing ever reads or answers, so every POST waits for the
+    sender's timeout."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(1024)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.socket.getsockname()[1]}/hooks"
+
+    def close(self) -> None:
+        self.socket.close()

@@ -3,10 +3,12 @@
 Webhook delivery throughput (SPEC §10), end to end: N events recorded through the outbox
 (`webhooks.outbox.event_record`, as every audited change does) in account "Bench Webhooks",
 fanned out to M endpoints (N × M deliveries), sent by real `celery -A config worker` processes
-(one task per delivery, `--pool=solo`, on a private queue of the configured Redis, against the
-configured PostgreSQL) to a loopback HTTP receiver running in this process (answers 200).
+started as production runs them (README "Running workers": `--pool threads`, one drain task per
+endpoint; the `--workers` count is of main processes, each with the fast lane, plus one
+slow-lane process) on private queues of the configured Redis, against the configured
+PostgreSQL, to a loopback HTTP receiver running in this process (answers 200).
 
-For each worker count the clock starts at the commit that queues the tasks (the workers are
+For each worker count the clock starts at the commit that queues the drains (the workers are
 already up and idle) and stops when the database shows every delivery `succeeded`. The last
 row is the ceiling: the same N × M POSTs (same bodies, same signed headers) sent by a plain
 loop with one `httpx.Client` in this process, no database and no broker.
@@ -43,6 +45,7 @@ from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create
 from jobcost.services.projects import project_create
 from webhooks import services, signing
+from webhooks.lanes import PRODUCTION_WORKERS
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.outbox import event_record
 from webhooks.versions import render_payload
@@ -110,22 +113,27 @@ def database_url() -> str:
 
 
 class Workers:
-    """`count` Celery worker processes on a private queue (as tests/webhooks/conftest.py)."""
+    """`count` main worker processes and one slow-lane process, as production runs them
+    (`webhooks.lanes.PRODUCTION_WORKERS`, README "Running workers"), on private queues (as
+    tests/webhooks/conftest.py does)."""
 
-    def __init__(self, queue: str, count: int) -> None:
-        self.queue = queue
+    def __init__(self, queues: dict[str, str], count: int) -> None:
+        self.queue = queues["celery"]
         self.processes: list[subprocess.Popen] = []
         env = {
             **os.environ,
             "DATABASE_URL": database_url(),
             "REDIS_URL": settings.REDIS_URL,
-            "JOBCOST_CELERY_QUEUE": queue,
+            "JOBCOST_CELERY_QUEUE": queues["celery"],
+            "JOBCOST_WEBHOOKS_QUEUE": queues["webhooks"],
+            "JOBCOST_WEBHOOKS_SLOW_QUEUE": queues["webhooks-slow"],
             "WEBHOOKS_ALLOW_INSECURE_LOCALHOST": "1",
             "LOG_LEVEL": "WARNING",
         }
         logs = settings.VAR_DIR / "bench_webhooks"
         logs.mkdir(parents=True, exist_ok=True)
-        for n in range(count):
+        for name in [f"main{n}" for n in range(count)] + ["slow"]:
+            lanes, pool = PRODUCTION_WORKERS[name.rstrip("0123456789")]
             args = [
                 sys.executable,
                 "-m",
@@ -134,17 +142,16 @@ class Workers:
                 "config",
                 "worker",
                 "--loglevel=WARNING",
-                "--concurrency=1",
-                "--pool=solo",
+                *pool,
                 "-Q",
-                queue,
+                ",".join(queues[lane] for lane in lanes),
                 "-n",
-                f"{queue}-{n}@%h",
+                f"{self.queue}-{name}@%h",
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",
             ]
-            with open(logs / f"worker-{n}.log", "ab") as log:
+            with open(logs / f"worker-{name}.log", "ab") as log:
                 self.processes.append(
                     subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
                         args, env=env, stdout=log, stderr=subprocess.STDOUT
@@ -204,15 +211,26 @@ class Command(BaseCommand):
         total = events * endpoints
         receiver = Receiver()
         queue = f"bench-{uuid.uuid4().hex[:8]}"
+        queues = {
+            "celery": queue,
+            "webhooks": f"{queue}.webhooks",
+            "webhooks-slow": f"{queue}.webhooks-slow",
+        }
         previous_queue = celery_app.conf.task_default_queue
         celery_app.conf.task_default_queue = queue
         rows = []
         # The receiver is this process's own loopback server.
-        with override_settings(WEBHOOKS_ALLOW_INSECURE_LOCALHOST=True):
+        with override_settings(
+            WEBHOOKS_ALLOW_INSECURE_LOCALHOST=True,
+            WEBHOOKS_QUEUE=queues["webhooks"],
+            WEBHOOKS_SLOW_QUEUE=queues["webhooks-slow"],
+        ):
             account, project, hooks = self._setup(receiver.url, endpoints)
             try:
                 for count in counts:
-                    rows.append(self._run_workers(account, project, receiver, queue, count, events))
+                    rows.append(
+                        self._run_workers(account, project, receiver, queues, count, events)
+                    )
                 rows.append(self._run_loop(account, receiver, total))
             finally:
                 Event.objects.filter(account=account).delete()
@@ -221,7 +239,8 @@ class Command(BaseCommand):
                         endpoint_id=endpoint.pk, changes={"status": EndpointStatus.DISABLED}
                     )
                 celery_app.conf.task_default_queue = previous_queue
-                self._drop_queue(queue)
+                for name in queues.values():
+                    self._drop_queue(name)
                 receiver.close()
         self.stdout.write(
             f"\nbench_webhooks: {events:,} events × {endpoints} endpoints = {total:,} deliveries "
@@ -287,11 +306,12 @@ class Command(BaseCommand):
             )
         return account, project, hooks
 
-    def _run_workers(self, account, project, receiver, queue, count, events):
-        """Start `count` workers, record `events` events, time the deliveries."""
+    def _run_workers(self, account, project, receiver, queues, count, events):
+        """Start `count` main workers (and the slow lane's), record `events` events, time the
+        deliveries."""
         Event.objects.filter(account=account).delete()
         receiver.reset()
-        pool = Workers(queue, count)
+        pool = Workers(queues, count)
         try:
             pool.wait_ready()
             with transaction.atomic():
@@ -307,7 +327,7 @@ class Command(BaseCommand):
                     )
                 expected = WebhookDelivery.objects.filter(account=account).count()
                 started = time.monotonic()
-            # Committed: the on-commit hooks have queued one task per delivery.
+            # Committed: the on-commit hook has queued one drain per endpoint.
             seconds = self._wait_delivered(account, expected, started)
         finally:
             pool.stop()

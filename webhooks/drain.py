@@ -1,0 +1,233 @@
+"""Draining one endpoint's due deliveries (README "Running workers" and "Delivery, retries and
+disabling").
+
+Work is queued per endpoint, not per delivery: after a change commits, the outbox queues one
+`drain_endpoint(endpoint, lane)` task per endpoint it now owes something, and the beat sweep
+does the same every 5 s for each endpoint with due rows (retries, leases of dead workers,
+anything a broker outage dropped). `drain`:
+
+1. takes one of `WEBHOOKS_ENDPOINT_SLOTS` slots for the endpoint — a PostgreSQL session-level
+   advisory lock per (endpoint, slot), which the server drops with the session if the worker
+   dies — or returns at once when every slot is taken, since their holders send whatever is
+   due. On SQLite (`make run` only) there is no cap: the conditional claim keeps it correct.
+2. claims a batch of the endpoint's due deliveries (`SELECT … FOR UPDATE SKIP LOCKED`, then
+   an `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead; a first
+   batch that comes back full queues one more drain, so that a backlog gets every slot
+   working), and for each one re-reads the endpoint right before sending (deleted or
+   disabled → cancelled), then sends and records it (`webhooks.delivery.send_claimed`: the
+   SSRF check, the POST, the retry schedule).
+3. stops when nothing is due, when its time budget is spent, when the lease could no longer
+   cover one more full attempt, or when the endpoint changed lane (it turned slow or started
+   failing, or recovered). Claimed rows it did not send are released — due again, the attempt
+   not counted — and the task queues the next drain on the endpoint's lane: a busy endpoint
+   yields its thread instead of holding it for an hour.
+4. after giving its slot back, looks once more for due rows, so that a delivery committed
+   while the drain was finishing (whose own drain found no free slot) is not left to the sweep.
+
+So an endpoint uses at most `WEBHOOKS_ENDPOINT_SLOTS` worker threads at once, and a slow or
+failing one uses them in the slow lane (webhooks/lanes.py), whose threads only such endpoints
+share. At-least-once and the stable `webhook-id` are unchanged: a row is only ever sent under
+its lease, and a worker that dies leaves it due again when the lease runs out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from webhooks.delivery import LEASE, TIMEOUT_SECONDS, send_claimed
+from webhooks.lanes import FAST, SLOW, lane_for
+from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+
+# Rows claimed at once: a fast endpoint's batch is sent in well under a second; a slow one's
+# rows are claimed one by one so that its other slot can take the next.
+BATCH = {FAST: 20, SLOW: 1}
+# A drain hands its thread back (queueing its successor) after this many seconds.
+BUDGET_SECONDS = 20.0
+# A send starts only while the lease still covers a full attempt and this margin.
+LEASE_MARGIN_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class DrainResult:
+    """What one drain did: `sent` attempts made; `more` is True when due rows remain and the
+    caller must queue another drain on `lane`; `slot` is False when every slot was taken."""
+
+    sent: int
+    more: bool
+    lane: str
+    slot: bool = True
+
+
+def _slot_key(endpoint_id: str, slot: int) -> int:
+    digest = hashlib.sha256(f"webhook-slot\x00{endpoint_id}\x00{slot}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+@contextmanager
+def endpoint_slot(endpoint_id: str) -> Iterator[int | None]:
+    """Hold one of the endpoint's `WEBHOOKS_ENDPOINT_SLOTS` slots (yields its number), or
+    yield None when all are held. PostgreSQL session-level advisory locks, so they outlive
+    the claim's and the record's transactions and die with a dead worker's connection."""
+    if connection.vendor != "postgresql":
+        yield 0
+        return
+    held = None
+    with connection.cursor() as cursor:
+        for slot in range(settings.WEBHOOKS_ENDPOINT_SLOTS):
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [_slot_key(endpoint_id, slot)])
+            if cursor.fetchone()[0]:
+                held = slot
+                break
+    try:
+        yield held
+    finally:
+        if held is not None:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s)", [_slot_key(endpoint_id, held)])
+            except DatabaseError:
+                connection.close()  # the server drops the session's locks with it
+
+
+def _due(endpoint_id: str, now: datetime):
+    return WebhookDelivery.objects.filter(
+        endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+    )
+
+
+def _usable(endpoint: WebhookEndpoint | None) -> bool:
+    return (
+        endpoint is not None
+        and endpoint.deleted_at is None
+        and endpoint.status == EndpointStatus.ENABLED
+    )
+
+
+def _claim_batch(endpoint_id: str, size: int) -> tuple[list[WebhookDelivery], datetime]:
+    """Lease up to `size` of the endpoint's due deliveries (oldest due first) and count their
+    attempt; returns them with the lease's end, which marks them as this drain's."""
+    now = timezone.now()
+    lease_until = now + LEASE
+    with transaction.atomic():
+        ids = list(
+            _due(endpoint_id, now)
+            .select_for_update(skip_locked=True)
+            .order_by("next_attempt_at", "id")
+            .values_list("id", flat=True)[:size]
+        )
+        if not ids:
+            return [], lease_until
+        # Conditional, so that on SQLite (no row locks) two drains never both take a row.
+        _due(endpoint_id, now).filter(pk__in=ids).update(
+            attempts=F("attempts") + 1, next_attempt_at=lease_until, updated_at=now
+        )
+    claimed = (
+        WebhookDelivery.objects.filter(pk__in=ids, next_attempt_at=lease_until)
+        .select_related("event")
+        .order_by("created_at", "id")
+    )
+    return list(claimed), lease_until
+
+
+def _release(deliveries: list[WebhookDelivery], lease_until: datetime, *, cancel: bool) -> None:
+    """Give back claimed deliveries that were not sent: due now with the attempt uncounted, or
+    cancelled (their endpoint was deleted or disabled). Rows whose lease was lost are left."""
+    if not deliveries:
+        return
+    WebhookDelivery.objects.filter(
+        pk__in=[d.pk for d in deliveries],
+        status=DeliveryStatus.PENDING,
+        next_attempt_at=lease_until,
+    ).update(
+        attempts=F("attempts") - 1,
+        status=DeliveryStatus.CANCELLED if cancel else DeliveryStatus.PENDING,
+        next_attempt_at=None if cancel else timezone.now(),
+        updated_at=timezone.now(),
+    )
+
+
+def _cancel_due(endpoint_id: str) -> None:
+    """The endpoint was deleted or disabled behind the services' back: its due rows will
+    never be sent (the services cancel everything pending when they do it)."""
+    _due(endpoint_id, timezone.now()).update(
+        status=DeliveryStatus.CANCELLED, next_attempt_at=None, updated_at=timezone.now()
+    )
+
+
+def _send_batches(
+    endpoint_id: str, lane: str, deadline: float, on_backlog: Callable[[], None] | None
+) -> DrainResult:
+    """Claim and send batches while the slot is held; see the module docstring, step 3."""
+    sent = 0
+    while True:
+        endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+        if not _usable(endpoint):
+            _cancel_due(endpoint_id)
+            return DrainResult(sent, more=False, lane=lane)
+        if lane_for(endpoint) != lane:
+            return DrainResult(sent, more=True, lane=lane_for(endpoint))
+        batch, lease_until = _claim_batch(endpoint_id, BATCH[lane])
+        if not batch:
+            return DrainResult(sent, more=False, lane=lane)
+        if on_backlog is not None and len(batch) == BATCH[lane]:
+            on_backlog()  # a full batch: more may be due, so put the other slots to work
+            on_backlog = None
+        claimed_at = time.monotonic()
+        for index, delivery in enumerate(batch):
+            if index:  # re-read right before each send (the claim read it for the first)
+                endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+            rest = batch[index:]
+            if not _usable(endpoint):
+                _release(rest, lease_until, cancel=True)
+                _cancel_due(endpoint_id)
+                return DrainResult(sent, more=False, lane=lane)
+            now = time.monotonic()
+            lease_left = LEASE.total_seconds() - (now - claimed_at)
+            if (
+                lane_for(endpoint) != lane
+                or now >= deadline
+                or lease_left < TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS
+            ):
+                _release(rest, lease_until, cancel=False)
+                return DrainResult(sent, more=True, lane=lane_for(endpoint))
+            send_claimed(delivery, endpoint)
+            sent += 1
+        if time.monotonic() >= deadline:
+            return DrainResult(sent, more=True, lane=lane)
+
+
+def drain(
+    endpoint_id: str,
+    lane: str,
+    *,
+    budget: float = BUDGET_SECONDS,
+    on_backlog: Callable[[], None] | None = None,
+) -> DrainResult:
+    """Send the endpoint's due deliveries for up to `budget` seconds in one of its slots.
+
+    `lane` is the lane (webhooks/lanes.py FAST or SLOW) this drain was queued on; when the
+    endpoint belongs in the other one the drain stops and says so in the result. The first
+    time a claim comes back full, `on_backlog()` is called once (the task queues one more
+    drain, which takes another free slot or returns at once). Returns a `DrainResult`; the
+    caller queues the next drain when `more` is True. Never raises for a failed POST (that is
+    a recorded attempt); database errors propagate.
+    """
+    deadline = time.monotonic() + budget
+    with endpoint_slot(endpoint_id) as slot:
+        if slot is None:
+            return DrainResult(0, more=False, lane=lane, slot=False)
+        result = _send_batches(endpoint_id, lane, deadline, on_backlog)
+    if not result.more and _due(endpoint_id, timezone.now()).exists():
+        endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+        return DrainResult(result.sent, more=True, lane=lane_for(endpoint) if endpoint else lane)
+    return result
