@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from datetime import timedelta
 
@@ -60,6 +61,7 @@ FAILING_FOR = timedelta(days=3)
 
 _client: httpx.Client | None = None
 _client_key: tuple | None = None
+_client_lock = threading.Lock()
 
 
 def shared_client() -> httpx.Client:
@@ -70,10 +72,11 @@ def shared_client() -> httpx.Client:
     It also keeps connections to endpoints alive."""
     global _client, _client_key
     key = (os.getpid(), settings.WEBHOOKS_CA_BUNDLE)
-    if _client is None or _client_key != key:
-        _client = new_client(timeout=TIMEOUT_SECONDS)
-        _client_key = key
-    return _client
+    with _client_lock:  # the worker's threads share it: build it once, not once per thread
+        if _client is None or _client_key != key:
+            _client = new_client(timeout=TIMEOUT_SECONDS)
+            _client_key = key
+        return _client
 
 
 def _claim(delivery_id: str):
