@@ -13,6 +13,15 @@ def round_cents(value: Decimal) -> int:
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
+def divide_cents(numerator: int, denominator: int) -> int:
+    """`numerator / denominator` in whole cents, exactly (integer arithmetic, any size),
+    rounded once, half away from zero. `denominator` must not be 0."""
+    quotient, remainder = divmod(abs(numerator), abs(denominator))
+    if 2 * remainder >= abs(denominator):
+        quotient += 1
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
+
+
 def percent_of(amount_cents: int, pct: Decimal) -> int:
     """`amount × pct / 100`, rounded to the cent: e.g. retainage on a G703 row."""
     return round_cents(Decimal(amount_cents) * Decimal(pct) / HUNDRED)
