@@ -2,7 +2,9 @@
 
 from rest_framework import serializers
 
+from jobcost.api.fields import BoundedListField
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
+from jobcost.limits import WEBHOOK_EVENTS_MAX
 from webhooks import selectors
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import DeliveryStatus, EndpointStatus
@@ -34,7 +36,9 @@ class WebhookEndpointSerializer(ResourceSerializer):
 class WebhookEndpointCreateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
     url = serializers.CharField(max_length=2000)
-    events = serializers.ListField(child=serializers.CharField(max_length=60), allow_empty=False)
+    events = BoundedListField(
+        child=serializers.CharField(max_length=60), min_length=1, max_length=WEBHOOK_EVENTS_MAX
+    )
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     api_version = serializers.CharField(required=False)
 
@@ -42,8 +46,11 @@ class WebhookEndpointCreateSerializer(InputSerializer):
 class WebhookEndpointUpdateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
     url = serializers.CharField(max_length=2000, required=False)
-    events = serializers.ListField(
-        child=serializers.CharField(max_length=60), allow_empty=False, required=False
+    events = BoundedListField(
+        child=serializers.CharField(max_length=60),
+        min_length=1,
+        max_length=WEBHOOK_EVENTS_MAX,
+        required=False,
     )
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     status = serializers.ChoiceField(choices=EndpointStatus.choices, required=False)

@@ -39,7 +39,7 @@ from jobcost.services.common import (
     save_audited,
     transition,
 )
-from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.cost_codes import budget_line_adjust, budget_lines_adjust
 from jobcost.services.pay_apps import pay_app_add_change_order
 
 S = ChangeOrderStatus
@@ -239,11 +239,15 @@ def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
     note = f"Change order {change_order.number} approved."
     project.approved_changes += change_order.amount
     save_audited(project, note=note)
-    for line in sorted(change_order.lines.all(), key=lambda ln: ln.cost_code_id):
-        if line.budget_amount:
-            budget_line_adjust(
-                cost_code_id=line.cost_code_id, approved_changes=line.budget_amount, note=note
-            )
+    moves: dict[str, int] = {}
+    for cost_code_id, budget_amount in change_order.lines.values_list(
+        "cost_code_id", "budget_amount"
+    ):
+        if budget_amount:
+            moves[cost_code_id] = moves.get(cost_code_id, 0) + budget_amount
+    budget_lines_adjust(
+        deltas={code: {"approved_changes": cents} for code, cents in moves.items()}, note=note
+    )
     draft = (
         PayApp.objects.select_for_update()
         .filter(project=project, status=PayAppStatus.DRAFT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from jobcost.api.errors import Conflict, InvalidRequest
@@ -52,6 +52,40 @@ def save_audited(
     instance.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
     instance.save()
     return instance
+
+
+def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
+    """Write `fields` of many loaded rows in one `UPDATE … FROM (VALUES …)` statement: the
+    values the instances hold, matched by primary key. For counters moved under the rows'
+    lock (`select_for_update` first); unlike `QuerySet.bulk_update` it builds no CASE per
+    row, so a few hundred rows cost one statement and milliseconds (README "Limits"). Sends
+    no signal: callers write the audit entries (`audit.signals.record_updated_many`)."""
+    if not instances:
+        return
+    meta = model._meta
+    quote = connection.ops.quote_name
+    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
+    cast = connection.vendor == "postgresql"
+
+    def placeholder(field) -> str:
+        return f"CAST(%s AS {field.cast_db_type(connection)})" if cast else "%s"
+
+    row = "(" + ", ".join(placeholder(field) for field in columns) + ")"
+    params = [
+        field.get_db_prep_value(getattr(instance, field.attname), connection)
+        for instance in instances
+        for field in columns
+    ]
+    assignments = ", ".join(
+        f"{quote(field.column)} = v.column{index}" for index, field in enumerate(columns[1:], 2)
+    )
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET {assignments} "
+        f"FROM (VALUES {', '.join([row] * len(instances))}) AS v "
+        f"WHERE {quote(meta.db_table)}.{quote(meta.pk.column)} = v.column1"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def check_writable(changes: dict, writable: frozenset[str]) -> None:

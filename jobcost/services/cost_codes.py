@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
-from audit.signals import record_created
+from audit.signals import record_created, record_updated_many
 from jobcost.api.errors import Conflict
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,
+    bulk_set,
     check_writable,
     ensure_free,
     ensure_project_open,
@@ -119,3 +121,31 @@ def budget_line_adjust(
     line.actual += actual
     line.approved_changes += approved_changes
     return save_audited(line, note=note)
+
+
+COUNTERS = ("committed", "actual", "approved_changes")
+
+
+def budget_lines_adjust(*, deltas: dict[str, dict[str, int]], note: str) -> list[BudgetLine]:
+    """`budget_line_adjust` for many budget lines at once, in a constant number of queries:
+    `deltas` maps a cost code ID to {counter: cents} (`committed`, `actual`,
+    `approved_changes`). Locks every affected line in one `SELECT … FOR UPDATE` ordered by
+    cost code ID (the order the one-line calls always took, so approvals touching overlapping
+    lines cannot deadlock), moves them in one bulk UPDATE stamping `updated_at`, and appends
+    one audit entry per line with before/after and `note` (plus its `budget.updated` event)
+    in one INSERT. Returns the lines in lock order. Called inside the causing transaction."""
+    if not deltas:
+        return []
+    lines = list(
+        BudgetLine.objects.select_for_update()
+        .filter(cost_code_id__in=list(deltas))
+        .order_by("cost_code_id")
+    )
+    now = timezone.now()
+    for line in lines:
+        for counter, cents in deltas[line.cost_code_id].items():
+            setattr(line, counter, getattr(line, counter) + cents)
+        line.updated_at = now
+    bulk_set(BudgetLine, lines, [*COUNTERS, "updated_at"])
+    record_updated_many(lines, note=note)
+    return lines

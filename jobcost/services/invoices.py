@@ -30,7 +30,7 @@ from jobcost.services.common import (
     save_audited,
     transition,
 )
-from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.cost_codes import budget_lines_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
 
@@ -211,12 +211,13 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
         raise _exceeds(commitment, invoice.amount, object_id=invoice.pk)
     commitment.billed_to_date += invoice.amount
     save_audited(commitment, note=f"Invoice {invoice.number} approved.")
-    for line in sorted(invoice.lines.all(), key=lambda ln: ln.cost_code_id):
-        budget_line_adjust(
-            cost_code_id=line.cost_code_id,
-            actual=line.amount,
-            note=f"Invoice {invoice.number} approved.",
-        )
+    posted: dict[str, int] = {}
+    for cost_code_id, amount in invoice.lines.values_list("cost_code_id", "amount"):
+        posted[cost_code_id] = posted.get(cost_code_id, 0) + amount
+    budget_lines_adjust(
+        deltas={code: {"actual": cents} for code, cents in posted.items()},
+        note=f"Invoice {invoice.number} approved.",
+    )
     invoice.status = S.APPROVED
     invoice.approved_at = timezone.now()
     save_audited(invoice, action="approved")
