@@ -79,11 +79,10 @@ def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
     assignments = ", ".join(
         f"{quote(field.column)} = v.column{index}" for index, field in enumerate(columns[1:], 2)
     )
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {assignments} "
-        f"FROM (VALUES {', '.join([row] * len(instances))}) AS v "
-        f"WHERE {quote(meta.db_table)}.{quote(meta.pk.column)} = v.column1"
-    )
+    # Only model metadata (quoted names) and placeholders are interpolated; values are params.
+    table = quote(meta.db_table)
+    values = ", ".join([row] * len(instances))
+    sql = f"UPDATE {table} SET {assignments} FROM (VALUES {values}) AS v WHERE {table}.{quote(meta.pk.column)} = v.column1"  # noqa: E501, S608
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
 
