@@ -1,7 +1,8 @@
 """Serializer fields for the API's value types: cents, percentages, prefixed references.
 
-Money is integer cents in the signed 64-bit range; a float, a string or a bool is refused
-with 400 `parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
+Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude (README
+"Limits"); a float, a string, a bool or a larger amount is refused with 400
+`parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
 most two decimals, kept as `Decimal`.
 """
 
@@ -11,7 +12,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-BIGINT_MAX = 2**63 - 1
+from jobcost.money import MONEY_MAX, format_dollars
+
 TWO_PLACES = Decimal("0.01")
 
 
@@ -27,11 +29,14 @@ class CentsField(serializers.Field):
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail_invalid("must be an integer number of cents (no decimals, no strings)")
-        low = -BIGINT_MAX if self.allow_negative else 0
-        if data < low or data > BIGINT_MAX:
-            if data < 0 and not self.allow_negative:
-                self.fail_invalid("must not be negative")
-            self.fail_invalid("is out of range")
+        if data < 0 and not self.allow_negative:
+            self.fail_invalid("must not be negative")
+        if abs(data) > MONEY_MAX:
+            self.fail_invalid(
+                f"must be at most {format_dollars(MONEY_MAX)} ({MONEY_MAX} cents)"
+                + (" in magnitude" if self.allow_negative else "")
+                + f"; got {format_dollars(data)}"
+            )
         if self.positive and data == 0:
             self.fail_invalid("must be greater than zero")
         return data
@@ -146,6 +151,41 @@ class RefField(serializers.Field):
         return value if isinstance(value, str) else value.pk
 
 
+def check_length(field: serializers.ListField, data: list) -> None:
+    """400 `parameter_invalid` (param: the field) for an array outside the field's
+    `min_length`..`max_length`."""
+    if field.max_length is not None and len(data) > field.max_length:
+        raise serializers.ValidationError(
+            f"{field.field_name} takes at most {field.max_length} entries; {len(data)} were sent.",
+            code="max_length",
+        )
+    if field.min_length is not None and len(data) < field.min_length:
+        raise serializers.ValidationError(
+            f"{field.field_name} takes at least {field.min_length} "
+            f"entr{'y' if field.min_length == 1 else 'ies'}.",
+            code="min_length",
+        )
+
+
+def prefetch_refs(child, data: list, view) -> list:
+    """Resolve every `RefField` of a nested serializer `child` for all elements of `data` in
+    one query per field (`RefField.resolve_many`), so validating N elements costs no query per
+    element. Returns the fields primed; the caller clears their `prefetched` afterwards."""
+    primed = []
+    fields = getattr(child, "fields", {})
+    for name, field in fields.items():
+        if not isinstance(field, RefField) or field.resolve_many is None:
+            continue
+        ids = {
+            item[name]
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get(name), str)
+        }
+        field.prefetched = field.resolve_many(view, ids) if ids else {}
+        primed.append(field)
+    return primed
+
+
 class BoundedListField(serializers.ListField):
     """A list of plain values with a required `max_length` (README "Limits"), checked with
     `min_length` before any element is read; the schema shows `maxItems`/`minItems`."""
@@ -192,41 +232,6 @@ class IndexedListField(BoundedListField):
 
 
 @extend_schema_field({"type": "boolean"})
-def check_length(field: serializers.ListField, data: list) -> None:
-    """400 `parameter_invalid` (param: the field) for an array outside the field's
-    `min_length`..`max_length`."""
-    if field.max_length is not None and len(data) > field.max_length:
-        raise serializers.ValidationError(
-            f"{field.field_name} takes at most {field.max_length} entries; {len(data)} were sent.",
-            code="max_length",
-        )
-    if field.min_length is not None and len(data) < field.min_length:
-        raise serializers.ValidationError(
-            f"{field.field_name} takes at least {field.min_length} "
-            f"entr{'y' if field.min_length == 1 else 'ies'}.",
-            code="min_length",
-        )
-
-
-def prefetch_refs(child, data: list, view) -> list:
-    """Resolve every `RefField` of a nested serializer `child` for all elements of `data` in
-    one query per field (`RefField.resolve_many`), so validating N elements costs no query per
-    element. Returns the fields primed; the caller clears their `prefetched` afterwards."""
-    primed = []
-    fields = getattr(child, "fields", {})
-    for name, field in fields.items():
-        if not isinstance(field, RefField) or field.resolve_many is None:
-            continue
-        ids = {
-            item[name]
-            for item in data
-            if isinstance(item, dict) and isinstance(item.get(name), str)
-        }
-        field.prefetched = field.resolve_many(view, ids) if ids else {}
-        primed.append(field)
-    return primed
-
-
 class StrictBooleanField(serializers.Field):
     """A JSON `true` or `false` only: strings such as "yes" or "1" are 400, so a typo can
     never switch an override on."""

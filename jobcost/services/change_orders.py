@@ -41,6 +41,11 @@ from jobcost.services.common import (
 )
 from jobcost.services.cost_codes import budget_line_adjust, budget_lines_adjust
 from jobcost.services.pay_apps import pay_app_add_change_order
+from jobcost.services.totals import (
+    ensure_commitment_totals,
+    ensure_project_totals,
+    ensure_sum,
+)
 
 S = ChangeOrderStatus
 PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
@@ -61,7 +66,13 @@ def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]
             code="lines_sum_mismatch",
             param="lines",
         )
-    return [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
+    lines = [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
+    ensure_sum(
+        "the sum of the lines' budget amounts",
+        (line["budget_amount"] for line in lines),
+        param="lines",
+    )
+    return lines
 
 
 def _write_lines(change_order: ChangeOrder, lines: list[dict]) -> None:
@@ -296,6 +307,8 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
         _approve_owner(change_order, project)
     else:
         _approve_commitment(change_order)
+        ensure_commitment_totals([change_order.commitment_id])
+    ensure_project_totals(project.pk)
     change_order.status = S.APPROVED
     change_order.approved_at = timezone.now()
     change_order.approved_by = current_actor().id or current_actor().type

@@ -33,6 +33,7 @@ from jobcost.services.common import (
     transition,
 )
 from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.totals import ensure_project_totals
 
 S = CommitmentStatus
 # SPEC §8: in draft, PATCH writes the amount, number, cost code and retainage (and the
@@ -150,6 +151,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     commitment.executed_at = timezone.now()
     save_audited(commitment, action="executed")
     _move_committed(commitment, commitment.revised_amount, "executed")
+    ensure_project_totals(commitment.project_id)
     return commitment
 
 

@@ -13,11 +13,11 @@ from jobcost.services.common import (
     bulk_set,
     check_writable,
     ensure_free,
-    ensure_project_open,
     lock,
     lock_open_project,
     save_audited,
 )
+from jobcost.services.totals import ensure_project_totals
 
 
 def _ensure_code_free(project_id: str, code: str, exclude_pk: str | None = None) -> None:
@@ -62,6 +62,7 @@ def cost_code_create(
             original_amount=budget_amount,
         )
     )
+    ensure_project_totals(project.pk, param="budget_amount")
     record_created(cost_code)
     return cost_code
 
@@ -85,10 +86,12 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
     the computed value) any time, `original_amount` only while the project is `bid` (else 409
     `budget_locked`)."""
+    # Lock order: the project, then its budget lines (as every approval takes them).
+    project = lock_open_project(
+        BudgetLine.objects.values_list("project_id", flat=True).get(pk=budget_line_id)
+    )
     line = lock(BudgetLine, budget_line_id)
     check_writable(changes, frozenset({"cost_to_complete", "original_amount"}))
-    project = line.project
-    ensure_project_open(project)
     fields = {}
     if "cost_to_complete" in changes:
         fields["cost_to_complete_estimate"] = changes["cost_to_complete"]
@@ -107,6 +110,7 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
         fields["original_amount"] = changes["original_amount"]
     if apply_changes(line, fields, frozenset({"cost_to_complete_estimate", "original_amount"})):
         save_audited(line)
+        ensure_project_totals(project.pk, param=next(iter(changes)))
     return line
 
 

@@ -33,6 +33,7 @@ from jobcost.services.common import (
 from jobcost.services.cost_codes import budget_lines_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
+from jobcost.services.totals import ensure_project_totals
 
 S = InvoiceStatus
 
@@ -218,6 +219,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
         deltas={code: {"actual": cents} for code, cents in posted.items()},
         note=f"Invoice {invoice.number} approved.",
     )
+    ensure_project_totals(invoice.project_id)
     invoice.status = S.APPROVED
     invoice.approved_at = timezone.now()
     save_audited(invoice, action="approved")

@@ -40,6 +40,7 @@ from jobcost.services.common import (
     save_audited,
     transition,
 )
+from jobcost.services.totals import ensure_g702_totals
 
 S = PayAppStatus
 
@@ -245,6 +246,8 @@ def pay_app_update(
     bulk_set(PayAppLine, changed_rows, ["this_period", "materials_stored"])
     if retainage_pct is not None and retainage_pct != pay_app.retainage_pct:
         pay_app.retainage_pct = retainage_pct
+    if changed_rows:
+        ensure_g702_totals(pay_app, _figures(pay_app), param="lines")
     save_audited(pay_app)
     if changes:
         audit_record(

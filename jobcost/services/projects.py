@@ -17,6 +17,7 @@ from jobcost.services.common import (
     lock,
     save_audited,
 )
+from jobcost.services.totals import ensure_project_totals
 
 S = ProjectStatus
 
@@ -102,4 +103,6 @@ def project_update(*, project_id: str, changes: dict) -> Project:
             param="number",
             message=f"A project numbered '{project.number}' already exists.",
         )
+        if "contract_amount" in changes:
+            ensure_project_totals(project.pk, param="contract_amount")
     return project
