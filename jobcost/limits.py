@@ -13,11 +13,9 @@ CHANGE_ORDER_LINES_MAX = 500
 # Invoice `lines` (coding): one per cost code billed.
 INVOICE_LINES_MAX = 500
 # Pay-app PATCH `lines` entries, one per G703 row entered. A pay app has one row per cost code
-# with a scheduled value (at most COST_CODES_PER_PROJECT_MAX) plus one per approved owner
-# change order; a longer pay app is entered in more than one PATCH.
+# with a scheduled value plus one per approved owner change order, a few hundred on a real
+# job; a longer pay app is entered in more than one PATCH (rows not named keep their values).
 PAY_APP_LINE_ENTRIES_MAX = 1000
-# Cost codes of one project (so its G703 stays a few hundred rows).
-COST_CODES_PER_PROJECT_MAX = 1000
 # Daily-log `manpower` rows: one per trade and crew on site that day.
 MANPOWER_ROWS_MAX = 200
 # Webhook endpoint `events`: the catalogue has 35 types, plus `*`.

@@ -298,7 +298,14 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
 @transaction.atomic
 def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → approved, applying it (see module docstring). Approving a void,
-    rejected or approved change order is 409 `invalid_state_transition`."""
+    rejected or approved change order is 409 `invalid_state_transition`. Lock order, as
+    invoices take it: the commitment (of a commitment change order), the change order, the
+    project, then its budget lines by cost code."""
+    commitment_id = ChangeOrder.objects.values_list("commitment_id", flat=True).get(
+        pk=change_order_id
+    )
+    if commitment_id is not None:
+        lock(Commitment, commitment_id)
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     if change_order.status not in (S.DRAFT, S.PENDING):

@@ -3,7 +3,9 @@
 
 Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking its remaining
 balance, so concurrent approvals are serialized and can never bill past `revised_amount`.
-Lock order everywhere: commitment, then invoice.
+Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
+then the budget lines, all of them in one `SELECT … FOR UPDATE` ordered by cost code
+(`budget_lines_adjust`).
 """
 
 from __future__ import annotations
