@@ -55,36 +55,38 @@ def save_audited(
 
 
 def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
-    """Write `fields` of many loaded rows in one `UPDATE … FROM (VALUES …)` statement: the
-    values the instances hold, matched by primary key. For counters moved under the rows'
-    lock (`select_for_update` first); unlike `QuerySet.bulk_update` it builds no CASE per
-    row, so a few hundred rows cost one statement and milliseconds (README "Limits"). Sends
-    no signal: callers write the audit entries (`audit.signals.record_updated_many`)."""
+    """Write `fields` of many loaded rows in one statement: the values the instances hold,
+    matched by primary key. For counters moved under the rows' lock (`select_for_update`
+    first). On PostgreSQL it is one `UPDATE … FROM unnest(<one array per column>)`, whose
+    cost hardly grows with the rows (`QuerySet.bulk_update` builds a CASE per row and field:
+    seconds for a thousand rows; README "Limits"); elsewhere `bulk_update`. Sends no signal:
+    callers write the audit entries (`audit.signals.record_updated_many`)."""
     if not instances:
+        return
+    if connection.vendor != "postgresql":
+        model.objects.bulk_update(instances, fields)
         return
     meta = model._meta
     quote = connection.ops.quote_name
     columns = [meta.pk, *(meta.get_field(name) for name in fields)]
-    cast = connection.vendor == "postgresql"
-
-    def placeholder(field) -> str:
-        return f"CAST(%s AS {field.cast_db_type(connection)})" if cast else "%s"
-
-    row = "(" + ", ".join(placeholder(field) for field in columns) + ")"
-    params = [
-        field.get_db_prep_value(getattr(instance, field.attname), connection)
-        for instance in instances
+    arrays = [
+        [field.get_db_prep_value(getattr(obj, field.attname), connection) for obj in instances]
         for field in columns
     ]
+    names = [f"c{index}" for index in range(len(columns))]
+    unnest = ", ".join(f"%s::{field.cast_db_type(connection)}[]" for field in columns)
     assignments = ", ".join(
-        f"{quote(field.column)} = v.column{index}" for index, field in enumerate(columns[1:], 2)
+        f"{quote(field.column)} = v.{name}"
+        for field, name in zip(columns[1:], names[1:], strict=True)
     )
-    # Only model metadata (quoted names) and placeholders are interpolated; values are params.
     table = quote(meta.db_table)
-    values = ", ".join([row] * len(instances))
-    sql = f"UPDATE {table} SET {assignments} FROM (VALUES {values}) AS v WHERE {table}.{quote(meta.pk.column)} = v.column1"  # noqa: E501, S608
+    # Only model metadata (quoted names, column types) is interpolated; values are params.
+    sql = (
+        f"UPDATE {table} SET {assignments} FROM unnest({unnest}) AS v({', '.join(names)}) "  # noqa: S608
+        f"WHERE {table}.{quote(meta.pk.column)} = v.c0"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, arrays)
 
 
 def check_writable(changes: dict, writable: frozenset[str]) -> None:

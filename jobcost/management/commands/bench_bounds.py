@@ -15,7 +15,8 @@ against the configured database:
   rows).
 
 It prints, per request, the milliseconds and the number of queries of each run. Needs
-PostgreSQL (`DATABASE_URL`); the bench account and its projects are kept.
+PostgreSQL (`DATABASE_URL`); the bench account and its projects are kept, the endpoint's
+deliveries are deleted after each run (the queued tasks then find nothing to send).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from jobcost.services.api_keys import account_get_or_create, api_key_create
 from jobcost.services.commitments import commitment_create, commitment_execute
 from jobcost.services.parties import owner_create, vendor_create
 from jobcost.services.projects import project_create
-from webhooks.models import EndpointStatus, WebhookEndpoint
+from webhooks.models import EndpointStatus, WebhookDelivery, WebhookEndpoint
 
 ACCOUNT = "Bench Bounds"
 CODE_VALUE = 1_000_00  # each cost code's scheduled value and budget, cents
@@ -208,6 +209,8 @@ def run_once(account: Account, secret: str, out, *, endpoint: bool) -> list[tupl
         },
     )
     WebhookEndpoint.objects.filter(pk=hook.pk).update(status=EndpointStatus.DISABLED)
+    # The queued tasks find no delivery to send: nothing leaves for the made-up URL.
+    WebhookDelivery.objects.filter(endpoint=hook).delete()
     return bench.results
 
 
