@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: install run migrate seed test lint format bench bench-webhooks clean
+.PHONY: install run migrate seed test lint format bench bench-webhooks bench-bounds clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ format: install
 ## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
+
+## bench-bounds: create and approve of maximum-size change orders, invoices, daily logs and pay-app
+## PATCHes through the API (README "Limits"); needs PostgreSQL.
+bench-bounds: migrate
+	$(BIN)/python manage.py bench_bounds --runs $${RUNS:-3}
 
 ## bench-webhooks: webhook deliveries per second with 1 and 2 Celery worker processes beside a
 ## plain httpx loop (the ceiling). Needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
