@@ -53,7 +53,9 @@ PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
 
 def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]:
     """Lines must name this project's cost codes and sum to `amount` (422
-    `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`."""
+    `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`, and the
+    budget amounts may not sum past the money cap (422 `amount_out_of_range`, param `lines`;
+    README "Limits")."""
     for index, line in enumerate(lines):
         if line["cost_code"].project_id != project.pk:
             raise InvalidRequest(
@@ -298,7 +300,8 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
 @transaction.atomic
 def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → approved, applying it (see module docstring). Approving a void,
-    rejected or approved change order is 409 `invalid_state_transition`. Lock order, as
+    rejected or approved change order is 409 `invalid_state_transition`; a project or
+    commitment total carried past the money cap is 422 `amount_out_of_range`. Lock order, as
     invoices take it: the commitment (of a commitment change order), the change order, the
     project, then its budget lines by cost code."""
     commitment_id = ChangeOrder.objects.values_list("commitment_id", flat=True).get(

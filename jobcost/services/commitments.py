@@ -135,7 +135,8 @@ def _move_committed(commitment: Commitment, delta: int, why: str) -> None:
 @transaction.atomic
 def commitment_execute(*, commitment_id: str) -> Commitment:
     """draft → executed. Needs a cost code (422 `cost_code_required`), so the budget's
-    `committed` always reflects it; adds `revised_amount` to that budget line."""
+    `committed` always reflects it; adds `revised_amount` to that budget line. 422
+    `amount_out_of_range` when the project's committed cost would pass the money cap."""
     commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:

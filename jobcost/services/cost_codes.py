@@ -40,7 +40,9 @@ def cost_code_create(
     budget_amount: int = 0,
 ) -> CostCode:
     """Create a cost code and its budget line (`original_amount` = `budget_amount`, cents).
-    Raises 409 `project_closed` and 409 `resource_already_exists` (param `code`)."""
+    Raises 409 `project_closed`, 409 `resource_already_exists` (param `code`) and 422
+    `amount_out_of_range` (param `budget_amount`) when the project's budgets would sum past
+    the money cap (README "Limits")."""
     project = lock_open_project(project.pk)
     _ensure_code_free(project.pk, code)
     cost_code = save_audited(
@@ -85,7 +87,8 @@ def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
 def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
     the computed value) any time, `original_amount` only while the project is `bid` (else 409
-    `budget_locked`)."""
+    `budget_locked`). 422 `amount_out_of_range` when a project total would pass the money cap
+    (README "Limits")."""
     # Lock order: the project, then its budget lines (as every approval takes them).
     project = lock_open_project(
         BudgetLine.objects.values_list("project_id", flat=True).get(pk=budget_line_id)

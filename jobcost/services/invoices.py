@@ -193,7 +193,9 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
 def invoice_approve(*, invoice_id: str) -> Invoice:
     """coded → approved: under the commitment's row lock, re-check the remaining balance
     (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
-    each line to its budget line's `actual`, and request a conditional progress lien waiver."""
+    each line to its budget line's `actual` (all lines in one bulk move, `budget_lines_adjust`),
+    and request a conditional progress lien waiver. 422 `amount_out_of_range` when the
+    project's cost to date would pass the money cap."""
     invoice = Invoice.objects.get(pk=invoice_id)
     commitment = lock(Commitment, invoice.commitment_id)
     invoice = lock(Invoice, invoice_id)

@@ -201,7 +201,9 @@ def pay_app_update(
     """Enter the period: `lines` [{item, this_period, materials_stored}] (cents) and/or the
     `retainage_pct`. Draft only (else 422 `period_locked`). A row whose total would pass its
     scheduled value (or go below zero; for a deductive row, the other way) is 422
-    `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400."""
+    `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400; a G702 line past
+    the money cap is 422 `amount_out_of_range` (param `lines`). The changed rows are written
+    in one statement (`bulk_set`)."""
     pay_app = _lock_draft(pay_app_id)
     changes = {}
     changed_rows = []

@@ -73,7 +73,8 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     """PATCH a project: `name`, `number`, `retainage_pct`, `status`, and
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
-    `invalid_state_transition`."""
+    `invalid_state_transition`; a contract that would take the revised contract past the
+    money cap is 422 `amount_out_of_range` (README "Limits")."""
     project = lock(Project, project_id)
     ensure_project_open(project)
     check_writable(changes, WRITABLE)
