@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install run migrate seed test lint format bench bench-webhooks fuzz clean
+.PHONY: install run migrate seed test lint format bench bench-webhooks bench-bounds fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ format: install
 ## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
+
+## bench-bounds: create and approve of maximum-size change orders, invoices, daily logs and pay-app
+## PATCHes through the API (README "Limits"); needs PostgreSQL.
+bench-bounds: migrate
+	$(BIN)/python manage.py bench_bounds --runs $${RUNS:-3}
 
 ## bench-webhooks: webhook deliveries per second with 1 and 2 main Celery worker processes (as
 ## in production, README "Running workers") beside a plain httpx loop (the ceiling). Needs

@@ -13,6 +13,9 @@ from audit.models import AuditEntry
 # Sent with `entry` after every audit entry is written, in the same transaction: the event
 # outbox (webhooks.outbox) listens, so every audited change can become an event.
 entry_recorded = Signal()
+# Sent once with `entries` (a list) after `audit_record_many` wrote them, in the same
+# transaction, so the outbox can record their events in a constant number of queries.
+entries_recorded = Signal()
 
 
 def audit_record(
@@ -41,3 +44,32 @@ def audit_record(
     )
     entry_recorded.send(sender=AuditEntry, entry=entry, actor=actor)
     return entry
+
+
+def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
+    """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments
+    (`target_type`, `target_id`, `account_id`, `action`, optional `changes` and `note`), all
+    stamped with the current actor and request id; the same rows `audit_record` would write
+    one by one, in the caller's transaction. Sends `entries_recorded` once, with the list.
+    Used by the services' bulk moves (many budget lines under one approval, README
+    "Limits")."""
+    if not entries:
+        return []
+    actor = current_actor()
+    rows = AuditEntry.objects.bulk_create(
+        AuditEntry(
+            account_id=entry["account_id"],
+            target_type=entry["target_type"],
+            target_id=entry["target_id"],
+            action=entry["action"],
+            actor_type=actor.type,
+            actor_id=actor.id,
+            actor_role=actor.role,
+            request_id=actor.request_id,
+            changes=entry.get("changes") or {},
+            note=entry.get("note", ""),
+        )
+        for entry in entries
+    )
+    entries_recorded.send(sender=AuditEntry, entries=rows, actor=actor)
+    return rows

@@ -9,7 +9,7 @@ Everything runs in the saving transaction.
 
 from django.db.models.signals import post_delete, post_init, post_save
 
-from audit.services import audit_record
+from audit.services import audit_record, audit_record_many
 from audit.values import snapshot
 
 
@@ -104,6 +104,34 @@ def _write_entry(sender, instance, created: bool) -> None:
             note=note,
         )
     instance._audit_snapshot = after
+
+
+def record_updated_many(instances: list, *, note: str = "") -> None:
+    """Write the `updated` entries of instances changed with `QuerySet.bulk_update` (which
+    sends no signal): for each, the same before/after (against the values it was loaded with)
+    and `note` as a `save()` would have written, in one INSERT (`audit_record_many`)."""
+    entries = []
+    for instance in instances:
+        after = snapshot(instance)
+        before = instance.__dict__.get("_audit_snapshot") or {}
+        changes = {
+            name: {"before": before.get(name), "after": value}
+            for name, value in after.items()
+            if before.get(name) != value
+        }
+        if changes or note:
+            entries.append(
+                {
+                    "target_type": type(instance).OBJECT,
+                    "target_id": instance.pk,
+                    "account_id": _account_id(instance),
+                    "action": "updated",
+                    "changes": changes,
+                    "note": note,
+                }
+            )
+        instance._audit_snapshot = after
+    audit_record_many(entries)
 
 
 def _on_post_delete(sender, instance, **kwargs):

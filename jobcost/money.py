@@ -3,6 +3,12 @@ cent half away from zero, once per line."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
+# The largest amount of money the API accepts or computes, in cents: $100,000,000,000.00
+# (README "Limits"). Every money input is at most this in magnitude (400 `parameter_invalid`),
+# and a write that would carry a computed total past it is refused (422
+# `amount_out_of_range`), so no sum ever leaves the signed 64-bit range a read returns.
+MONEY_MAX = 10**13
+
 HUNDRED = Decimal(100)
 TWO_PLACES = Decimal("0.01")
 
@@ -11,6 +17,15 @@ def round_cents(value: Decimal) -> int:
     """Round a Decimal amount of cents to a whole cent, half away from zero
     (`ROUND_HALF_UP` in Python's decimal module rounds ties away from zero)."""
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def divide_cents(numerator: int, denominator: int) -> int:
+    """`numerator / denominator` in whole cents, exactly (integer arithmetic, any size),
+    rounded once, half away from zero. `denominator` must not be 0."""
+    quotient, remainder = divmod(abs(numerator), abs(denominator))
+    if 2 * remainder >= abs(denominator):
+        quotient += 1
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
 
 
 def percent_of(amount_cents: int, pct: Decimal) -> int:
@@ -26,3 +41,10 @@ def ratio_pct(numerator: int, denominator: int) -> Decimal:
     return (Decimal(numerator) * HUNDRED / Decimal(denominator)).quantize(
         TWO_PLACES, rounding=ROUND_HALF_UP
     )
+
+
+def format_dollars(cents: int) -> str:
+    """`123456` → `$1,234.56`; negative amounts as `-$1,234.56` (for messages)."""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{part:02d}"

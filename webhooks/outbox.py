@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import defaultdict
 
 from django.conf import settings
 from django.db import transaction
@@ -25,11 +26,19 @@ from webhooks.tasks import queue_drains
 
 def render_object(object_name: str, account_id: str, object_id: str) -> dict | None:
     """The object as GET would return it now, as plain JSON data."""
+    return render_objects(object_name, account_id, [object_id]).get(object_id)
+
+
+def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, dict]:
+    """{id: the object as GET would return it now} for the visible ones, in one query."""
     serializer_class = import_string(RESOURCES[object_name][1])
-    obj = serializer_class.selector(Scope(account_id)).filter(pk=object_id).first()
-    if obj is None:
-        return None
-    return json.loads(dumps(serializer_class(obj, context={}).data))
+    rows = list(serializer_class.selector(Scope(account_id)).filter(pk__in=list(object_ids)))
+    data = json.loads(dumps(serializer_class(rows, many=True, context={}).data))
+    return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}
+
+
+def _created(action: str) -> bool:
+    return action in ("created", "requested", "proposed")
 
 
 def on_entry_recorded(sender, entry, actor: Actor, **kwargs) -> None:
@@ -44,8 +53,100 @@ def on_entry_recorded(sender, entry, actor: Actor, **kwargs) -> None:
         object_id=entry.target_id,
         changes=entry.changes,
         actor=actor,
-        created=entry.action in ("created", "requested", "proposed"),
+        created=_created(entry.action),
     )
+
+
+def on_entries_recorded(sender, entries, actor: Actor, **kwargs) -> None:
+    """Receiver of `audit.services.entries_recorded` (a bulk write of entries): the same
+    events and deliveries as `on_entry_recorded` per entry, in a constant number of queries —
+    one render query per object type, one INSERT of events, one endpoint query per account,
+    one INSERT of deliveries."""
+    typed = [(e, t) for e in entries if (t := event_type(e.target_type, e.action)) is not None]
+    wanted: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for entry, _type in typed:
+        wanted[(entry.target_type, entry.account_id)].add(entry.target_id)
+    rendered: dict[tuple[str, str], dict] = {}
+    for (object_name, account_id), ids in wanted.items():
+        for object_id, data in render_objects(object_name, account_id, ids).items():
+            rendered[(object_name, object_id)] = data
+    events = [
+        _event(
+            type_=type_,
+            object_name=entry.target_type,
+            account_id=entry.account_id,
+            object_id=entry.target_id,
+            changes=entry.changes,
+            actor=actor,
+            created=_created(entry.action),
+            data_object=rendered[(entry.target_type, entry.target_id)],
+        )
+        for entry, type_ in typed
+        if (entry.target_type, entry.target_id) in rendered
+    ]
+    _record(events)
+
+
+def _event(
+    *,
+    type_: str,
+    object_name: str,
+    account_id: str,
+    object_id: str,
+    changes: dict,
+    actor: Actor,
+    created: bool,
+    data_object: dict,
+) -> Event:
+    """The unsaved event row of one change (see `event_record`)."""
+    previous = None
+    if not created:
+        previous = {k: v["before"] for k, v in changes.items() if k in data_object}
+    from_api = actor.type == "api_key"
+    return Event(
+        account_id=account_id,
+        type=type_,
+        api_version=settings.JOBCOST_API_VERSIONS[-1],
+        project_id=data_object.get("project") if object_name != "project" else object_id,
+        object_id=object_id,
+        data={"object": data_object, "previous_attributes": previous},
+        request_id=actor.request_id if from_api else None,
+        idempotency_key=actor.idempotency_key if from_api else None,
+    )
+
+
+def _record(events: list[Event]) -> None:
+    """Insert the events and their pending deliveries (one per subscribed endpoint); queue a
+    drain of each endpoint owed something, on its lane, after commit."""
+    if not events:
+        return
+    Event.objects.bulk_create(events)
+    endpoints_of = {}
+    for account_id in {event.account_id for event in events}:
+        endpoints_of[account_id] = list(
+            WebhookEndpoint.objects.filter(
+                account_id=account_id, status=EndpointStatus.ENABLED, deleted_at__isnull=True
+            ).only("id", "events", "failing_since", "slow_since")
+        )
+    now = timezone.now()
+    lanes: dict[str, str] = {}
+    deliveries = []
+    for event in events:
+        for endpoint in endpoints_of[event.account_id]:
+            if subscribes(endpoint.events, event.type):
+                lanes[endpoint.pk] = lane_for(endpoint)
+                deliveries.append(
+                    WebhookDelivery(
+                        account_id=event.account_id,
+                        endpoint_id=endpoint.pk,
+                        event=event,
+                        status=DeliveryStatus.PENDING,
+                        next_attempt_at=now,
+                    )
+                )
+    WebhookDelivery.objects.bulk_create(deliveries)
+    if lanes:
+        drains_after_commit(lanes)
 
 
 def event_record(
@@ -66,37 +167,17 @@ def event_record(
     data_object = render_object(object_name, account_id, object_id)
     if data_object is None:
         return None
-    previous = None
-    if not created:
-        previous = {k: v["before"] for k, v in changes.items() if k in data_object}
-    from_api = actor.type == "api_key"
-    event = Event.objects.create(
+    event = _event(
+        type_=type_,
+        object_name=object_name,
         account_id=account_id,
-        type=type_,
-        api_version=settings.JOBCOST_API_VERSIONS[-1],
-        project_id=data_object.get("project") if object_name != "project" else object_id,
         object_id=object_id,
-        data={"object": data_object, "previous_attributes": previous},
-        request_id=actor.request_id if from_api else None,
-        idempotency_key=actor.idempotency_key if from_api else None,
+        changes=changes,
+        actor=actor,
+        created=created,
+        data_object=data_object,
     )
-    endpoints = WebhookEndpoint.objects.filter(
-        account_id=account_id, status=EndpointStatus.ENABLED, deleted_at__isnull=True
-    ).only("id", "events", "failing_since", "slow_since")
-    lanes = {e.pk: lane_for(e) for e in endpoints if subscribes(e.events, type_)}
-    now = timezone.now()
-    WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(
-            account_id=account_id,
-            endpoint_id=endpoint_id,
-            event=event,
-            status=DeliveryStatus.PENDING,
-            next_attempt_at=now,
-        )
-        for endpoint_id in lanes
-    )
-    if lanes:
-        drains_after_commit(lanes)
+    _record([event])
     return event
 
 

@@ -3,7 +3,9 @@
 from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
+from jobcost.api.fields import BoundedListField
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
+from jobcost.limits import WEBHOOK_EVENTS_MAX
 from webhooks import selectors
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import DeliveryStatus, EndpointStatus
@@ -49,7 +51,9 @@ class WebhookUrlField(serializers.CharField):
 class WebhookEndpointCreateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
     url = WebhookUrlField()
-    events = serializers.ListField(child=serializers.CharField(max_length=60), allow_empty=False)
+    events = BoundedListField(
+        child=serializers.CharField(max_length=60), min_length=1, max_length=WEBHOOK_EVENTS_MAX
+    )
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     api_version = serializers.CharField(required=False)
 
@@ -57,8 +61,11 @@ class WebhookEndpointCreateSerializer(InputSerializer):
 class WebhookEndpointUpdateSerializer(InputSerializer):
     output = WebhookEndpointSerializer
     url = WebhookUrlField(required=False)
-    events = serializers.ListField(
-        child=serializers.CharField(max_length=60), allow_empty=False, required=False
+    events = BoundedListField(
+        child=serializers.CharField(max_length=60),
+        min_length=1,
+        max_length=WEBHOOK_EVENTS_MAX,
+        required=False,
     )
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     status = serializers.ChoiceField(choices=EndpointStatus.choices, required=False)

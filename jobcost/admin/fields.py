@@ -9,14 +9,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from jobcost.admin.display import plain_dollars
-
-MAX_BIGINT = 2**63 - 1
+from jobcost.money import MONEY_MAX
 
 
 class DollarsField(forms.Field):
     """An amount typed in dollars (`8400000`, `8,400,000.00`, `$1,234.5`) cleaned to integer
     cents through Decimal (never a float). At most two decimals; `min_value`/`max_value` are
-    cents (default 0 to the bigint maximum, SPEC §1). Empty → None when not required."""
+    cents (default 0 to the money cap `MONEY_MAX`, README "Limits"). Empty → None when not
+    required."""
 
     widget = forms.TextInput
     default_error_messages = {
@@ -26,7 +26,7 @@ class DollarsField(forms.Field):
         "max_value": "Enter an amount of at most %(limit)s.",
     }
 
-    def __init__(self, *, min_value: int = 0, max_value: int = MAX_BIGINT, **kwargs) -> None:
+    def __init__(self, *, min_value: int = 0, max_value: int = MONEY_MAX, **kwargs) -> None:
         self.min_value = min_value
         self.max_value = max_value
         super().__init__(**kwargs)

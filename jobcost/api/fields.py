@@ -1,7 +1,8 @@
 """Serializer fields for the API's value types: cents, percentages, prefixed references.
 
-Money is integer cents in the signed 64-bit range; a float, a string or a bool is refused
-with 400 `parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
+Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude (README
+"Limits"); a float, a string, a bool or a larger amount is refused with 400
+`parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
 most two decimals, kept as `Decimal`.
 """
 
@@ -11,7 +12,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-BIGINT_MAX = 2**63 - 1
+from jobcost.money import MONEY_MAX, format_dollars
+
 TWO_PLACES = Decimal("0.01")
 
 
@@ -27,11 +29,14 @@ class CentsField(serializers.Field):
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail_invalid("must be an integer number of cents (no decimals, no strings)")
-        low = -BIGINT_MAX if self.allow_negative else 0
-        if data < low or data > BIGINT_MAX:
-            if data < 0 and not self.allow_negative:
-                self.fail_invalid("must not be negative")
-            self.fail_invalid("is out of range")
+        if data < 0 and not self.allow_negative:
+            self.fail_invalid("must not be negative")
+        if abs(data) > MONEY_MAX:
+            self.fail_invalid(
+                f"must be at most {format_dollars(MONEY_MAX)} ({MONEY_MAX} cents)"
+                + (" in magnitude" if self.allow_negative else "")
+                + f"; got {format_dollars(data)}"
+            )
         if self.positive and data == 0:
             self.fail_invalid("must be greater than zero")
         return data
@@ -115,9 +120,13 @@ class RefField(serializers.Field):
     404 `resource_missing` with `param` (SPEC §2: other accounts' objects do not exist).
     """
 
-    def __init__(self, *, prefix: str, resolver, **kwargs):
+    def __init__(self, *, prefix: str, resolver, resolve_many=None, **kwargs):
         self.prefix = prefix
         self.resolver = resolver
+        # `resolve_many(view, ids) -> {id: instance}` for the visible ones, used by
+        # `prefetch_refs` to resolve the references of many list elements in one query.
+        self.resolve_many = resolve_many
+        self.prefetched: dict | None = None
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -128,9 +137,12 @@ class RefField(serializers.Field):
             raise serializers.ValidationError(
                 f"{self.field_name} must be a `{self.prefix}_` ID.", code="invalid"
             )
-        instance = (
-            self.resolver(self.context.get("view"), data) if has_prefix(data, self.prefix) else None
-        )
+        if not has_prefix(data, self.prefix):
+            instance = None
+        elif self.prefetched is not None:
+            instance = self.prefetched.get(data)
+        else:
+            instance = self.resolver(self.context.get("view"), data)
         if instance is None:
             raise NotFound(f"No such {self.prefix}_ object: '{data}'.", param=self.field_name)
         return instance
@@ -139,11 +151,72 @@ class RefField(serializers.Field):
         return value if isinstance(value, str) else value.pk
 
 
-class IndexedListField(serializers.ListField):
+def check_length(field: serializers.ListField, data: list) -> None:
+    """400 `parameter_invalid` (param: the field) for an array outside the field's
+    `min_length`..`max_length`."""
+    if field.max_length is not None and len(data) > field.max_length:
+        raise serializers.ValidationError(
+            f"{field.field_name} takes at most {field.max_length} entries; {len(data)} were sent.",
+            code="max_length",
+        )
+    if field.min_length is not None and len(data) < field.min_length:
+        raise serializers.ValidationError(
+            f"{field.field_name} takes at least {field.min_length} "
+            f"entr{'y' if field.min_length == 1 else 'ies'}.",
+            code="min_length",
+        )
+
+
+def prefetch_refs(child, data: list, view) -> list:
+    """Resolve every `RefField` of a nested serializer `child` for all elements of `data` in
+    one query per field (`RefField.resolve_many`), so validating N elements costs no query per
+    element. Returns the fields primed; the caller clears their `prefetched` afterwards."""
+    primed = []
+    fields = getattr(child, "fields", {})
+    for name, field in fields.items():
+        if not isinstance(field, RefField) or field.resolve_many is None:
+            continue
+        ids = {
+            item[name]
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get(name), str)
+        }
+        field.prefetched = field.resolve_many(view, ids) if ids else {}
+        primed.append(field)
+    return primed
+
+
+class BoundedListField(serializers.ListField):
+    """A list of plain values with a required `max_length` (README "Limits"), checked with
+    `min_length` before any element is read; the schema shows `maxItems`/`minItems`."""
+
+    def __init__(self, *, max_length: int, **kwargs):
+        super().__init__(max_length=max_length, **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, list):
+            check_length(self, data)
+        return super().to_internal_value(data)
+
+
+class IndexedListField(BoundedListField):
     """A list of nested bodies whose errors name the element: a missing reference in the
-    third line is `param: lines[2].cost_code`, not `cost_code`."""
+    third line is `param: lines[2].cost_code`, not `cost_code`.
+
+    `max_length` (required: every array in a body has a documented bound, README "Limits")
+    and `min_length` are checked before any element is read, so an oversized array costs
+    nothing; the schema shows them as `maxItems`/`minItems`. The child's reference fields
+    are resolved for all elements at once (one query per field, see `RefField`)."""
 
     def run_child_validation(self, data):
+        refs = prefetch_refs(self.child, data, self.context.get("view"))
+        try:
+            return self._validate_each(data)
+        finally:
+            for field in refs:
+                field.prefetched = None
+
+    def _validate_each(self, data):
         from jobcost.api.errors import ApiError
 
         result = []

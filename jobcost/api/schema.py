@@ -27,9 +27,10 @@ from drf_spectacular.plumbing import ResolvedComponent, build_parameter_type, fo
 from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api import policy
-from jobcost.api.fields import BIGINT_MAX, CentsField, RefField
+from jobcost.api.fields import CentsField, RefField
 from jobcost.api.schema_components import ERROR_RESPONSE_REF
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.money import MONEY_MAX
 
 ERROR_REF = ERROR_RESPONSE_REF
 ERROR_CODES_KEY = "x-jobcost-error-codes"
@@ -267,8 +268,9 @@ class JobcostAutoSchema(AutoSchema):
                 text = schema.get("description", "")
                 schema["description"] = f"{text} Default when omitted: `{default}`.".strip()
             if isinstance(field, CentsField):
-                schema["minimum"] = -BIGINT_MAX if field.allow_negative else 0
-                schema["maximum"] = BIGINT_MAX
+                # The money cap (README "Limits"), not the int64 range: past it is 400.
+                schema["minimum"] = -MONEY_MAX if field.allow_negative else 0
+                schema["maximum"] = MONEY_MAX
             elif isinstance(field, RefField):
                 schema["description"] = (
                     f"The ID (`{field.prefix}_…`) of an object visible to this key; "

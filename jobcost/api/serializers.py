@@ -119,11 +119,13 @@ class InputSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {"non_field_errors": _error("invalid", "Expected a JSON object.")}
             )
-        readable = set(self.output().fields) if self.output else set()
+        fields = self.fields
         for name in data:
-            field = self.fields.get(name)
+            field = fields.get(name)
             if field is not None and not field.read_only:
                 continue
+            # Built only on this error path: a body of many nested elements pays nothing.
+            readable = set(self.output().fields) if self.output else set()
             if name in readable or field is not None:
                 raise serializers.ValidationError(
                     {name: _error("jc:parameter_read_only", f"{name} is read-only.")}

@@ -15,7 +15,7 @@ from decimal import Decimal
 from django.db.models import BigIntegerField, F, Value
 from django.db.models.functions import Coalesce, Greatest
 
-from jobcost.money import HUNDRED, ratio_pct, round_cents
+from jobcost.money import HUNDRED, divide_cents, ratio_pct
 
 BIG = BigIntegerField()
 ZERO = Value(0, output_field=BIG)
@@ -53,9 +53,10 @@ class ProjectRollup:
     """A project's computed figures (cents, percents to two decimals). SPEC §9:
     `percent_complete` is cost-to-cost (cost_to_date / projected_cost × 100, capped at 100);
     `projected_margin_pct = (revised_contract − projected_cost) / revised_contract × 100`;
-    `earned_revenue = revised_contract × percent_complete / 100` with the two-decimal
-    `percent_complete` the API shows (so anyone can recompute it from the response), rounded
-    once to the cent; `over_under_billing = billed_to_date − earned_revenue` (positive:
+    `earned_revenue = revised_contract × cost_to_date / projected_cost`, computed exactly in
+    integers and rounded once to the cent, half away from zero (0 when projected_cost is 0, at
+    most revised_contract; not from the rounded `percent_complete`, which is a display figure —
+    README "Decisions"); `over_under_billing = billed_to_date − earned_revenue` (positive:
     over-billed)."""
 
     revised_contract: int
@@ -73,7 +74,11 @@ class ProjectRollup:
 
     @property
     def earned_revenue(self) -> int:
-        return round_cents(Decimal(self.revised_contract) * self.percent_complete / HUNDRED)
+        if self.projected_cost == 0:
+            return 0
+        if self.cost_to_date >= self.projected_cost:
+            return self.revised_contract
+        return divide_cents(self.revised_contract * self.cost_to_date, self.projected_cost)
 
     @property
     def over_under_billing(self) -> int:

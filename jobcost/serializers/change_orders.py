@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from jobcost.api.fields import CentsField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.limits import CHANGE_ORDER_LINES_MAX
 from jobcost.models import ChangeOrderKind, ChangeOrderStatus
 from jobcost.selectors import visible
 from jobcost.serializers.refs import commitment_ref, cost_code_ref, project_ref, rfi_ref
@@ -64,7 +65,9 @@ class ChangeOrderCreateSerializer(InputSerializer):
     description = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
     amount = CentsField(allow_negative=True)
-    lines = IndexedListField(child=ChangeOrderLineInputSerializer(), allow_empty=False)
+    lines = IndexedListField(
+        child=ChangeOrderLineInputSerializer(), min_length=1, max_length=CHANGE_ORDER_LINES_MAX
+    )
 
 
 class ChangeOrderUpdateSerializer(InputSerializer):
@@ -75,7 +78,10 @@ class ChangeOrderUpdateSerializer(InputSerializer):
     rfi = rfi_ref(required=False, allow_null=True)
     amount = CentsField(allow_negative=True, required=False)
     lines = IndexedListField(
-        child=ChangeOrderLineInputSerializer(), allow_empty=False, required=False
+        child=ChangeOrderLineInputSerializer(),
+        min_length=1,
+        max_length=CHANGE_ORDER_LINES_MAX,
+        required=False,
     )
 
 

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from jobcost.api.fields import HoursField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.limits import MANPOWER_ROWS_MAX
 from jobcost.selectors import visible
 from jobcost.serializers.refs import project_ref, vendor_ref
 
@@ -53,7 +54,9 @@ class DailyLogCreateSerializer(InputSerializer):
     project = project_ref()
     date = serializers.DateField()
     weather = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    manpower = IndexedListField(child=ManpowerInputSerializer(), required=False)
+    manpower = IndexedListField(
+        child=ManpowerInputSerializer(), max_length=MANPOWER_ROWS_MAX, required=False
+    )
     notes = serializers.CharField(required=False, allow_blank=True)
     delays = serializers.CharField(required=False, allow_blank=True)
 
@@ -62,6 +65,8 @@ class DailyLogUpdateSerializer(InputSerializer):
     output = DailyLogSerializer
     date = serializers.DateField(required=False)
     weather = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    manpower = IndexedListField(child=ManpowerInputSerializer(), required=False)
+    manpower = IndexedListField(
+        child=ManpowerInputSerializer(), max_length=MANPOWER_ROWS_MAX, required=False
+    )
     notes = serializers.CharField(required=False, allow_blank=True)
     delays = serializers.CharField(required=False, allow_blank=True)

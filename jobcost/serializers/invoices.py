@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from jobcost.api.fields import CentsField, IndexedListField, PercentField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.limits import INVOICE_LINES_MAX
 from jobcost.models import InvoiceStatus, LienWaiverStatus, LienWaiverType
 from jobcost.selectors import visible
 from jobcost.serializers.refs import (
@@ -72,7 +73,12 @@ class InvoiceUpdateSerializer(InputSerializer):
     invoice_date = serializers.DateField(required=False)
     due_date = serializers.DateField(required=False, allow_null=True)
     amount = CentsField(positive=True, required=False)
-    lines = IndexedListField(child=InvoiceLineInputSerializer(), allow_empty=False, required=False)
+    lines = IndexedListField(
+        child=InvoiceLineInputSerializer(),
+        min_length=1,
+        max_length=INVOICE_LINES_MAX,
+        required=False,
+    )
 
 
 class LienWaiverSerializer(ResourceSerializer):

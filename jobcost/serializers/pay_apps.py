@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from jobcost.api.fields import CentsField, IndexedListField, PercentField, StrictBooleanField
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
+from jobcost.limits import PAY_APP_LINE_ENTRIES_MAX
 from jobcost.models import PayAppFormat, PayAppStatus
 from jobcost.selectors import visible
 from jobcost.selectors.g702 import g703_row
@@ -133,7 +134,12 @@ class PayAppLineInputSerializer(InputSerializer):
 
 class PayAppUpdateSerializer(InputSerializer):
     output = PayAppSerializer
-    lines = IndexedListField(child=PayAppLineInputSerializer(), allow_empty=False, required=False)
+    lines = IndexedListField(
+        child=PayAppLineInputSerializer(),
+        min_length=1,
+        max_length=PAY_APP_LINE_ENTRIES_MAX,
+        required=False,
+    )
     retainage_pct = PercentField(required=False)
 
 

@@ -21,37 +21,54 @@ def _resolver(model, project_field):
     return resolve
 
 
+def _many_resolver(model, project_field):
+    def resolve_many(view, pks):
+        visible = view.scope.filter(model.objects.all(), project_field).filter(pk__in=pks)
+        return {obj.pk: obj for obj in visible}
+
+    return resolve_many
+
+
+def _ref(prefix: str, model, project_field, **kwargs) -> RefField:
+    return RefField(
+        prefix=prefix,
+        resolver=_resolver(model, project_field),
+        resolve_many=_many_resolver(model, project_field),
+        **kwargs,
+    )
+
+
 def owner_ref(**kwargs) -> RefField:
-    return RefField(prefix="own", resolver=_resolver(Owner, None), **kwargs)
+    return _ref("own", Owner, None, **kwargs)
 
 
 def vendor_ref(**kwargs) -> RefField:
-    return RefField(prefix="vnd", resolver=_resolver(Vendor, None), **kwargs)
+    return _ref("vnd", Vendor, None, **kwargs)
 
 
 def project_ref(**kwargs) -> RefField:
-    return RefField(prefix="prj", resolver=_resolver(Project, "id"), **kwargs)
+    return _ref("prj", Project, "id", **kwargs)
 
 
 def cost_code_ref(**kwargs) -> RefField:
-    return RefField(prefix="cc", resolver=_resolver(CostCode, "project"), **kwargs)
+    return _ref("cc", CostCode, "project", **kwargs)
 
 
 def commitment_ref(**kwargs) -> RefField:
-    return RefField(prefix="cmt", resolver=_resolver(Commitment, "project"), **kwargs)
+    return _ref("cmt", Commitment, "project", **kwargs)
 
 
 def invoice_ref(**kwargs) -> RefField:
-    return RefField(prefix="inv", resolver=_resolver(Invoice, "project"), **kwargs)
+    return _ref("inv", Invoice, "project", **kwargs)
 
 
 def pay_app_ref(**kwargs) -> RefField:
-    return RefField(prefix="pa", resolver=_resolver(PayApp, "project"), **kwargs)
+    return _ref("pa", PayApp, "project", **kwargs)
 
 
 def rfi_ref(**kwargs) -> RefField:
-    return RefField(prefix="rfi", resolver=_resolver(Rfi, "project"), **kwargs)
+    return _ref("rfi", Rfi, "project", **kwargs)
 
 
 def budget_line_ref(**kwargs) -> RefField:
-    return RefField(prefix="bl", resolver=_resolver(BudgetLine, "project"), **kwargs)
+    return _ref("bl", BudgetLine, "project", **kwargs)

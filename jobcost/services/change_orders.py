@@ -39,8 +39,13 @@ from jobcost.services.common import (
     save_audited,
     transition,
 )
-from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.cost_codes import budget_line_adjust, budget_lines_adjust
 from jobcost.services.pay_apps import pay_app_add_change_order
+from jobcost.services.totals import (
+    ensure_commitment_totals,
+    ensure_project_totals,
+    ensure_sum,
+)
 
 S = ChangeOrderStatus
 PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
@@ -48,7 +53,9 @@ PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
 
 def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]:
     """Lines must name this project's cost codes and sum to `amount` (422
-    `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`."""
+    `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`, and the
+    budget amounts may not sum past the money cap (422 `amount_out_of_range`, param `lines`;
+    README "Limits")."""
     for index, line in enumerate(lines):
         if line["cost_code"].project_id != project.pk:
             raise InvalidRequest(
@@ -61,7 +68,13 @@ def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]
             code="lines_sum_mismatch",
             param="lines",
         )
-    return [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
+    lines = [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
+    ensure_sum(
+        "the sum of the lines' budget amounts",
+        (line["budget_amount"] for line in lines),
+        param="lines",
+    )
+    return lines
 
 
 def _write_lines(change_order: ChangeOrder, lines: list[dict]) -> None:
@@ -239,11 +252,15 @@ def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
     note = f"Change order {change_order.number} approved."
     project.approved_changes += change_order.amount
     save_audited(project, note=note)
-    for line in sorted(change_order.lines.all(), key=lambda ln: ln.cost_code_id):
-        if line.budget_amount:
-            budget_line_adjust(
-                cost_code_id=line.cost_code_id, approved_changes=line.budget_amount, note=note
-            )
+    moves: dict[str, int] = {}
+    for cost_code_id, budget_amount in change_order.lines.values_list(
+        "cost_code_id", "budget_amount"
+    ):
+        if budget_amount:
+            moves[cost_code_id] = moves.get(cost_code_id, 0) + budget_amount
+    budget_lines_adjust(
+        deltas={code: {"approved_changes": cents} for code, cents in moves.items()}, note=note
+    )
     draft = (
         PayApp.objects.select_for_update()
         .filter(project=project, status=PayAppStatus.DRAFT)
@@ -283,7 +300,15 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
 @transaction.atomic
 def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → approved, applying it (see module docstring). Approving a void,
-    rejected or approved change order is 409 `invalid_state_transition`."""
+    rejected or approved change order is 409 `invalid_state_transition`; a project or
+    commitment total carried past the money cap is 422 `amount_out_of_range`. Lock order, as
+    invoices take it: the commitment (of a commitment change order), the change order, the
+    project, then its budget lines by cost code."""
+    commitment_id = ChangeOrder.objects.values_list("commitment_id", flat=True).get(
+        pk=change_order_id
+    )
+    if commitment_id is not None:
+        lock(Commitment, commitment_id)
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     if change_order.status not in (S.DRAFT, S.PENDING):
@@ -292,6 +317,8 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
         _approve_owner(change_order, project)
     else:
         _approve_commitment(change_order)
+        ensure_commitment_totals([change_order.commitment_id])
+    ensure_project_totals(project.pk)
     change_order.status = S.APPROVED
     change_order.approved_at = timezone.now()
     change_order.approved_by = current_actor().id or current_actor().type

@@ -33,6 +33,7 @@ from jobcost.services.common import (
     transition,
 )
 from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.totals import ensure_project_totals
 
 S = CommitmentStatus
 # SPEC §8: in draft, PATCH writes the amount, number, cost code and retainage (and the
@@ -134,7 +135,8 @@ def _move_committed(commitment: Commitment, delta: int, why: str) -> None:
 @transaction.atomic
 def commitment_execute(*, commitment_id: str) -> Commitment:
     """draft → executed. Needs a cost code (422 `cost_code_required`), so the budget's
-    `committed` always reflects it; adds `revised_amount` to that budget line."""
+    `committed` always reflects it; adds `revised_amount` to that budget line. 422
+    `amount_out_of_range` when the project's committed cost would pass the money cap."""
     commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:
@@ -150,6 +152,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     commitment.executed_at = timezone.now()
     save_audited(commitment, action="executed")
     _move_committed(commitment, commitment.revised_amount, "executed")
+    ensure_project_totals(commitment.project_id)
     return commitment
 
 

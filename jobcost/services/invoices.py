@@ -3,7 +3,9 @@
 
 Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking its remaining
 balance, so concurrent approvals are serialized and can never bill past `revised_amount`.
-Lock order everywhere: commitment, then invoice.
+Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
+then the budget lines, all of them in one `SELECT … FOR UPDATE` ordered by cost code
+(`budget_lines_adjust`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ from jobcost.services.common import (
     save_audited,
     transition,
 )
-from jobcost.services.cost_codes import budget_line_adjust
+from jobcost.services.cost_codes import budget_lines_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
 from jobcost.services.pay_apps import period_is_locked
+from jobcost.services.totals import ensure_project_totals
 
 S = InvoiceStatus
 
@@ -190,7 +193,9 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
 def invoice_approve(*, invoice_id: str) -> Invoice:
     """coded → approved: under the commitment's row lock, re-check the remaining balance
     (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
-    each line to its budget line's `actual`, and request a conditional progress lien waiver."""
+    each line to its budget line's `actual` (all lines in one bulk move, `budget_lines_adjust`),
+    and request a conditional progress lien waiver. 422 `amount_out_of_range` when the
+    project's cost to date would pass the money cap."""
     invoice = Invoice.objects.get(pk=invoice_id)
     commitment = lock(Commitment, invoice.commitment_id)
     invoice = lock(Invoice, invoice_id)
@@ -211,12 +216,14 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
         raise _exceeds(commitment, invoice.amount, object_id=invoice.pk)
     commitment.billed_to_date += invoice.amount
     save_audited(commitment, note=f"Invoice {invoice.number} approved.")
-    for line in sorted(invoice.lines.all(), key=lambda ln: ln.cost_code_id):
-        budget_line_adjust(
-            cost_code_id=line.cost_code_id,
-            actual=line.amount,
-            note=f"Invoice {invoice.number} approved.",
-        )
+    posted: dict[str, int] = {}
+    for cost_code_id, amount in invoice.lines.values_list("cost_code_id", "amount"):
+        posted[cost_code_id] = posted.get(cost_code_id, 0) + amount
+    budget_lines_adjust(
+        deltas={code: {"actual": cents} for code, cents in posted.items()},
+        note=f"Invoice {invoice.number} approved.",
+    )
+    ensure_project_totals(invoice.project_id)
     invoice.status = S.APPROVED
     invoice.approved_at = timezone.now()
     save_audited(invoice, action="approved")

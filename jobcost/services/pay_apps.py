@@ -33,12 +33,14 @@ from jobcost.models import (
 from jobcost.selectors.g702 import g702, g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers
 from jobcost.services.common import (
+    bulk_set,
     lock,
     lock_open_project,
     not_allowed,
     save_audited,
     transition,
 )
+from jobcost.services.totals import ensure_g702_totals
 
 S = PayAppStatus
 
@@ -199,11 +201,14 @@ def pay_app_update(
     """Enter the period: `lines` [{item, this_period, materials_stored}] (cents) and/or the
     `retainage_pct`. Draft only (else 422 `period_locked`). A row whose total would pass its
     scheduled value (or go below zero; for a deductive row, the other way) is 422
-    `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400."""
+    `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400; a G702 line past
+    the money cap is 422 `amount_out_of_range` (param `lines`). The changed rows are written
+    in one statement (`bulk_set`)."""
     pay_app = _lock_draft(pay_app_id)
     changes = {}
+    changed_rows = []
     if lines:
-        rows = {line.item: line for line in pay_app.lines.select_for_update()}
+        rows = {line.item: line for line in pay_app.lines.select_for_update().order_by("pk")}
         seen: set[str] = set()
         for index, entry in enumerate(lines):
             if entry["item"] in seen:
@@ -232,7 +237,7 @@ def pay_app_update(
                     object_id=pay_app.pk,
                 )
             if before != (row.this_period, row.materials_stored):
-                row.save(update_fields=["this_period", "materials_stored"])
+                changed_rows.append(row)
                 changes[f"lines.{row.item}"] = {
                     "before": {"this_period": before[0], "materials_stored": before[1]},
                     "after": {
@@ -240,8 +245,11 @@ def pay_app_update(
                         "materials_stored": row.materials_stored,
                     },
                 }
+    bulk_set(PayAppLine, changed_rows, ["this_period", "materials_stored"])
     if retainage_pct is not None and retainage_pct != pay_app.retainage_pct:
         pay_app.retainage_pct = retainage_pct
+    if changed_rows:
+        ensure_g702_totals(pay_app, _figures(pay_app), param="lines")
     save_audited(pay_app)
     if changes:
         audit_record(

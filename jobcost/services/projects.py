@@ -17,6 +17,7 @@ from jobcost.services.common import (
     lock,
     save_audited,
 )
+from jobcost.services.totals import ensure_project_totals
 
 S = ProjectStatus
 
@@ -72,7 +73,8 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     """PATCH a project: `name`, `number`, `retainage_pct`, `status`, and
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
-    `invalid_state_transition`."""
+    `invalid_state_transition`; a contract that would take the revised contract past the
+    money cap is 422 `amount_out_of_range` (README "Limits")."""
     project = lock(Project, project_id)
     ensure_project_open(project)
     check_writable(changes, WRITABLE)
@@ -102,4 +104,6 @@ def project_update(*, project_id: str, changes: dict) -> Project:
             param="number",
             message=f"A project numbered '{project.number}' already exists.",
         )
+        if "contract_amount" in changes:
+            ensure_project_totals(project.pk, param="contract_amount")
     return project

@@ -32,7 +32,7 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
         CostCodeSerializer,
         "Create a cost code and its budget line",
         description="`budget_amount` (cents) becomes the budget line's `original_amount`.",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: ("project_closed", "resource_already_exists"), 422: ("amount_out_of_range",)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(CostCodeCreateSerializer)
@@ -69,7 +69,7 @@ class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
         "Update cost-to-complete (or the original budget while bidding)",
         description="`cost_to_complete` sets the estimate (null returns to the computed "
         "value); `original_amount` changes only while the project is `bid`.",
-        errors={409: ("project_closed", "budget_locked")},
+        errors={409: ("project_closed", "budget_locked"), 422: ("amount_out_of_range",)},
     )
     def partial_update(self, request, *args, **kwargs):
         line = self.get_object()

@@ -35,7 +35,10 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         "Create a draft change order",
         description="Lines must sum to `amount` (negative for a deductive change); each line's "
         "`budget_amount` defaults to its `amount`.",
-        errors={409: ("project_closed", "resource_already_exists"), 422: ("lines_sum_mismatch",)},
+        errors={
+            409: ("project_closed", "resource_already_exists"),
+            422: ("lines_sum_mismatch", "amount_out_of_range"),
+        },
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(ChangeOrderCreateSerializer)
@@ -47,7 +50,7 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         "Update a draft change order",
         errors={
             409: ("project_closed", "invalid_state_transition", "resource_already_exists"),
-            422: ("lines_sum_mismatch",),
+            422: ("lines_sum_mismatch", "amount_out_of_range"),
         },
     )
     def partial_update(self, request, *args, **kwargs):
@@ -80,7 +83,7 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         "draft pay app (or the next one); a commitment change order moves the commitment.",
         errors={
             409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
-            422: ("exceeds_commitment",),
+            422: ("exceeds_commitment", "amount_out_of_range"),
         },
     )
     @action(detail=True, methods=["post"])

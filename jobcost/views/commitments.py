@@ -65,7 +65,7 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         "`committed`. Needs a cost code.",
         errors={
             409: ("project_closed", "invalid_state_transition"),
-            422: ("cost_code_required",),
+            422: ("cost_code_required", "amount_out_of_range"),
         },
     )
     @action(detail=True, methods=["post"])

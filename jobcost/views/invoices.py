@@ -72,7 +72,7 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         "to the budget lines and requests a conditional progress lien waiver.",
         errors={
             409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
-            422: ("exceeds_commitment",),
+            422: ("exceeds_commitment", "amount_out_of_range"),
         },
     )
     @action(detail=True, methods=["post"])

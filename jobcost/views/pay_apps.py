@@ -56,7 +56,10 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         PayAppUpdateSerializer,
         PayAppSerializer,
         "Enter this period's work",
-        errors={409: ("project_closed",), 422: ("period_locked", "exceeds_scheduled_value")},
+        errors={
+            409: ("project_closed",),
+            422: ("period_locked", "exceeds_scheduled_value", "amount_out_of_range"),
+        },
     )
     def partial_update(self, request, *args, **kwargs):
         pay_app = self.get_object()

@@ -51,7 +51,8 @@ class ProjectViewSet(AuditTrailMixin, JobcostViewSet):
                 "invalid_state_transition",
                 "contract_locked",
                 "resource_already_exists",
-            )
+            ),
+            422: ("amount_out_of_range",),
         },
     )
     def partial_update(self, request, *args, **kwargs):

@@ -46,7 +46,7 @@ from jobcost.models import (
     Rfi,
     Vendor,
 )
-from jobcost.money import HUNDRED, round_cents
+from jobcost.money import HUNDRED
 from tests.conftest import Api
 from tests.factories import make_key
 from webhooks.models import Event
@@ -493,9 +493,12 @@ def test_every_figure_through_the_api_is_consistent():
     ).quantize(Decimal("0.01"))
     assert 25 <= percent <= 35
     assert 8 <= project["projected_margin_pct"] <= 12
-    assert project["earned_revenue"] == round_cents(
-        Decimal(project["revised_contract"]) * percent / HUNDRED
+    # Exact, rounded once (README "Decisions"): revised × cost / projected, half away from 0.
+    exact = Decimal(project["revised_contract"] * project["cost_to_date"]) / Decimal(
+        project["projected_cost"]
     )
+    assert abs(project["earned_revenue"] - exact) <= Decimal("0.5")
+    assert project["earned_revenue"] == 227_691_023  # 843,650,000 × 205,655,476 / 762,003,000
     assert project["over_under_billing"] == project["billed_to_date"] - project["earned_revenue"]
 
     # Billing tracks cost-to-cost progress on every bought-out code (the draft's G703 against

@@ -184,8 +184,10 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
     assert readonly(page, "projected_cost_display") == "$7,900,000.00"
     assert readonly(page, "percent_complete_display") == "32.28%"
     assert readonly(page, "projected_margin_display") == "7.60%"
-    assert readonly(page, "earned_revenue_display") == "$2,759,940.00"
-    assert readonly(page, "over_under_billing_display") == "-$2,759,940.00"
+    # earned: 8,550,000.00 × 2,550,000.00 / 7,900,000.00 = 2,759,810.126… → 2,759,810.13
+    # (exact; the rounded 32.28 % would give 2,759,940.00).
+    assert readonly(page, "earned_revenue_display") == "$2,759,810.13"
+    assert readonly(page, "over_under_billing_display") == "-$2,759,810.13"
     assert readonly(page, "approved_changes_display") == "$150,000.00"
     # The budget inline, one row per cost code.
     body = text(page)

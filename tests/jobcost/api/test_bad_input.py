@@ -9,6 +9,7 @@ import json
 import pytest
 
 from jobcost.models import Commitment, IdempotencyRecord
+from jobcost.money import MONEY_MAX
 from tests.conftest import error_of
 from tests.jobcost.api.conventions_support import make_job, row_counts
 
@@ -108,6 +109,7 @@ BAD_CENTS = [
     (True, "bool"),
     (None, "null"),
     (2**63, "out of range"),
+    (MONEY_MAX + 1, "past the money cap"),
     (-1, "negative"),
     (-(2**63), "negative out of range"),
 ]
@@ -146,17 +148,22 @@ def test_bad_cents_are_refused_on_every_money_field(api, job, account):
     }
     before = row_counts()
     for method, path, field, body in cases:
-        for value in (100.0, "100", -5, 2**63, False):
+        for value in (100.0, "100", -5, 2**63, MONEY_MAX + 1, False):
             payload = {**body, **extra.get(path, {}), field: value}
             response = getattr(api, method)(path, payload)
             _refused(response, 400, "parameter_invalid", field)
     assert row_counts() == before
 
 
-def test_largest_bigint_is_accepted_as_cents(api, job):
-    response = api.post("/v1/commitments", job.commitment_body(original_amount=2**63 - 1))
+def test_the_money_cap_is_accepted_and_one_cent_more_is_refused_in_dollars(api, job):
+    """README "Limits": money inputs are at most $100,000,000,000.00 (MONEY_MAX cents)."""
+    response = api.post("/v1/commitments", job.commitment_body(original_amount=MONEY_MAX))
     assert response.status_code == 201, response.content
-    assert response.json()["original_amount"] == 2**63 - 1
+    assert response.json()["original_amount"] == MONEY_MAX
+    refused = api.post("/v1/commitments", job.commitment_body(original_amount=MONEY_MAX + 1))
+    error = _refused(refused, 400, "parameter_invalid", "original_amount")
+    assert "$100,000,000,000.00" in error["message"]
+    assert "$100,000,000,000.01" in error["message"]
 
 
 @pytest.mark.parametrize("value", [10.125, 100.01, 101, -1, -0.01, "10", True, None, 0.001, 1e3])

@@ -1,7 +1,7 @@
 """SPEC §9 rollups after money moves, every figure computed by hand (cents).
 
-`earned_revenue` follows SPEC §9 literally: revised_contract × percent_complete / 100, with
-the two-decimal `percent_complete` the API shows, rounded once to the cent."""
+`earned_revenue` is revised_contract × cost_to_date / projected_cost, exact, rounded once to
+the cent half away from zero (README "Decisions"), not from the two-decimal `percent_complete`."""
 
 from decimal import Decimal
 
@@ -87,12 +87,13 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
                                              = 1,800,000
     Project: revised_contract 10,600,000; cost_to_date 2,700,000; projected_cost 9,940,000;
     percent_complete 2,700,000 / 9,940,000 = 27.16 %; margin 660,000 / 10,600,000 = 6.23 %;
-    earned 10,600,000 × 27.16 / 100 = 2,878,960.
+    earned 10,600,000 × 2,700,000 / 9,940,000 = 2,879,275.65… → 2,879,276 (the rounded 27.16 %
+    would give 2,878,960).
     Commitments: SC-001 4,500,000 revised, 1,500,000 billed, 3,000,000 remaining; PO-001
     3,000,000, 1,200,000, 1,800,000.
     Pay app #1 (Jan, CO-001 lands on it): 500,000 + 1,500,000 + (1,000,000 work + 200,000
-    stored) + 200,000 = 3,400,000. Draft: billed 0, under-billed −2,878,960. Submitted:
-    billed 3,400,000, over-billed 3,400,000 − 2,878,960 = 521,040."""
+    stored) + 200,000 = 3,400,000. Draft: billed 0, under-billed −2,879,276. Submitted:
+    billed 3,400,000, over-billed 3,400,000 − 2,879,276 = 520,724."""
     codes = job.codes
     co = post_ok(
         api,
@@ -156,9 +157,9 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
         "projected_cost": 9_940_000,
         "percent_complete": Decimal("27.16"),
         "projected_margin_pct": Decimal("6.23"),
-        "earned_revenue": 2_878_960,
+        "earned_revenue": 2_879_276,
         "billed_to_date": 0,
-        "over_under_billing": -2_878_960,
+        "over_under_billing": -2_879_276,
     }
 
     pay_app = post_ok(
@@ -182,7 +183,7 @@ def test_rollups_after_change_orders_invoices_and_a_submitted_pay_app(api, job):
     for waiver in api.get("/v1/lien-waivers", {"project": job.project.pk}).json()["data"]:
         api.patch(f"/v1/lien-waivers/{waiver['id']}", {"status": "received"})
     post_ok(api, f"/v1/pay-apps/{pay_app['id']}/submit")
-    billed = {**expected, "billed_to_date": 3_400_000, "over_under_billing": 521_040}
+    billed = {**expected, "billed_to_date": 3_400_000, "over_under_billing": 520_724}
     assert project_figures(api, job) == billed
 
     # Paying an invoice and certifying the pay app move none of these figures.
@@ -199,8 +200,9 @@ def test_rollups_after_deductive_change_orders(api, account):
     800,000. Invoice 300,000 approved: SC-001 billed 300,000, remaining 500,000.
     03-000 ctc max(4,050,000; 800,000) − 300,000 = 3,750,000, projected 4,050,000.
     projected_cost 1,800,000 + 4,050,000 + 2,700,000 = 8,550,000; percent 300,000 /
-    8,550,000 = 3.51 %; margin 950,000 / 9,500,000 = 10.00 %; earned 9,500,000 × 3.51 / 100
-    = 333,450; nothing billed: −333,450."""
+    8,550,000 = 3.51 %; margin 950,000 / 9,500,000 = 10.00 %; earned 9,500,000 × 300,000 /
+    8,550,000 = 333,333.33… → 333,333 (the rounded 3.51 % would give 333,450); nothing billed:
+    −333,333."""
     job = make_job(account)
     concrete = job.codes["03-000"].pk
     co = post_ok(
@@ -237,9 +239,9 @@ def test_rollups_after_deductive_change_orders(api, account):
         "projected_cost": 8_550_000,
         "percent_complete": Decimal("3.51"),
         "projected_margin_pct": Decimal("10.00"),
-        "earned_revenue": 333_450,
+        "earned_revenue": 333_333,
         "billed_to_date": 0,
-        "over_under_billing": -333_450,
+        "over_under_billing": -333_333,
     }
 
 

@@ -93,9 +93,10 @@ def test_project_rollups_from_budget_lines_and_commitments(api, account):
     cost_to_date = 330,000.00; projected_cost = 980,000.00;
     percent_complete = 330/980 × 100 = 33.673… → 33.67;
     projected_margin_pct = (1,050,000 − 980,000) / 1,050,000 × 100 = 6.666… → 6.67;
-    earned_revenue = 1,050,000.00 × 33.67 / 100 = 353,535.00 (SPEC §9, with the percent as
-    shown); billed_to_date = 0 (no pay apps);
-    over_under_billing = 0 − 353,535.00 = −353,535.00 (under-billed).
+    earned_revenue = 1,050,000.00 × 330,000.00 / 980,000.00 = 353,571.428… → 353,571.43
+    (exact, not from the rounded percent, which would give 353,535.00);
+    billed_to_date = 0 (no pay apps);
+    over_under_billing = 0 − 353,571.43 = −353,571.43 (under-billed).
     """  # noqa: E501
     owner = OwnerFactory(account=account)
     vendor = VendorFactory(account=account)
@@ -133,8 +134,8 @@ def test_project_rollups_from_budget_lines_and_commitments(api, account):
         "percent_complete": Decimal("33.67"),
         "projected_margin_pct": Decimal("6.67"),
         "billed_to_date": 0,
-        "earned_revenue": 353_535_00,
-        "over_under_billing": -353_535_00,
+        "earned_revenue": 353_571_43,
+        "over_under_billing": -353_571_43,
     }
     listed = body(api.get("/v1/projects"))["data"]
     assert [{f: p[f] for f in ROLLUP_FIELDS} for p in listed] == [
@@ -148,8 +149,9 @@ def test_percentages_round_half_away_from_zero(api, account):
     cost_to_complete = 8,000.00 − 10.00 = 7,990.00 → projected_cost 8,000.00;
     percent_complete = 10/8,000 × 100 = 0.125 → 0.13 (banker's rounding would give 0.12);
     projected_margin_pct = (2,048 − 8,000) / 2,048 × 100 = −290.625 → −290.63 (half away
-    from zero; half-even would give −290.62); earned_revenue = 2,048.00 × 0.13 / 100 =
-    2.6624 → 2.66; over_under_billing = −2.66.
+    from zero; half-even would give −290.62); earned_revenue = 2,048.00 × 10.00 / 8,000.00 =
+    2.56 exactly (not 2,048.00 × 0.13 / 100 = 2.66 from the rounded percent);
+    over_under_billing = −2.56.
     """
     project = ProjectFactory(account=account, contract_amount=2_048_00)
     code = _cost_code(api, project.pk, "01-000", 8_000_00)
@@ -159,8 +161,27 @@ def test_percentages_round_half_away_from_zero(api, account):
     assert data["projected_cost"] == 8_000_00
     assert data["percent_complete"] == Decimal("0.13")
     assert data["projected_margin_pct"] == Decimal("-290.63")
-    assert data["earned_revenue"] == 2_66
-    assert data["over_under_billing"] == -2_66
+    assert data["earned_revenue"] == 2_56
+    assert data["over_under_billing"] == -2_56
+
+
+def test_earned_revenue_is_exact_and_rounds_half_away_from_zero(api, account):
+    """Contract 2,052.00; one code budgeted 8,000.00 with 10.00 actual: earned_revenue =
+    205,200 × 1,000 / 800,000 = 256.5 cents → 257 (half away from zero; half-even gives 256,
+    and the rounded 0.13 % gives 266.76 → 267). Then actual 8,000.00 of a projected 8,000.00:
+    earned is the whole revised contract, 2,052.00; and with 9,000.00 actual (projected 9,000.00)
+    it stays at most the revised contract."""
+    project = ProjectFactory(account=account, contract_amount=2_052_00)
+    code = _cost_code(api, project.pk, "01-000", 8_000_00)
+    _set_actual(code, 10_00)
+    data = body(api.get(f"/v1/projects/{project.pk}"))
+    assert (data["percent_complete"], data["earned_revenue"]) == (Decimal("0.13"), 2_57)
+    _set_actual(code, 8_000_00)
+    data = body(api.get(f"/v1/projects/{project.pk}"))
+    assert (data["projected_cost"], data["earned_revenue"]) == (8_000_00, 2_052_00)
+    _set_actual(code, 9_000_00)
+    data = body(api.get(f"/v1/projects/{project.pk}"))
+    assert (data["projected_cost"], data["earned_revenue"]) == (9_000_00, 2_052_00)
 
 
 def test_rollups_follow_every_write_at_once(api, account):
