@@ -25,6 +25,7 @@ from django_filters import filters as django_filters
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent, build_parameter_type, force_instance
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 
 from jobcost.api import policy
 from jobcost.api.fields import CentsField, RefField
@@ -208,7 +209,7 @@ class JobcostAutoSchema(AutoSchema):
             return {"type": "string", "format": "date-time"}
         if isinstance(filter_, django_filters.DateFilter):
             return {"type": "string", "format": "date"}
-        return {"type": "string"}
+        return {"type": "string", "minLength": 1}  # an empty value is 400, not "no filter"
 
     # --- bodies ---------------------------------------------------------------------------
     def _map_serializer(self, serializer, direction, bypass_extensions=False):
@@ -267,11 +268,20 @@ class JobcostAutoSchema(AutoSchema):
                 default = json.dumps(schema.pop("default"))
                 text = schema.get("description", "")
                 schema["description"] = f"{text} Default when omitted: `{default}`.".strip()
+            if (
+                isinstance(field, serializers.CharField)
+                and not field.allow_blank
+                and field.trim_whitespace
+                and "pattern" not in schema
+            ):
+                # DRF trims the value, then refuses it blank: "   " is 400 like "".
+                schema["pattern"] = r"\S"
             if isinstance(field, CentsField):
                 # The money cap (README "Limits"), not the int64 range: past it is 400.
                 schema["minimum"] = -MONEY_MAX if field.allow_negative else 0
                 schema["maximum"] = MONEY_MAX
             elif isinstance(field, RefField):
+                schema["pattern"] = f"^{field.prefix}_"
                 schema["description"] = (
                     f"The ID (`{field.prefix}_…`) of an object visible to this key; "
                     "otherwise 404 `resource_missing` with this field as `param`."

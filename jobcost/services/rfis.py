@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.api.errors import Conflict
 from jobcost.models import Project, Rfi, RfiStatus
 from jobcost.services.common import (
     apply_changes,
@@ -68,12 +68,18 @@ def rfi_create(
 def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
     """Edit an open or answered RFI. A non-blank `answer` on an open RFI moves it to
     `answered` (audit action `answered`). Raises 409 `invalid_state_transition` on a closed
-    RFI, 400 `parameter_invalid` (param `answer`) for clearing an answered RFI's answer."""
+    RFI, and for clearing an answered RFI's answer (param `answer`: it would move the RFI back
+    to open, which is not a transition; the schema cannot say so, the state decides)."""
     rfi = lock_in_state(Rfi, rfi_id, allowed=(S.OPEN, S.ANSWERED), verb="edit")
     if "number" in changes and changes["number"] != rfi.number:
         _ensure_number_free(rfi.project_id, changes["number"], exclude_pk=rfi.pk)
     if rfi.status == S.ANSWERED and changes.get("answer", rfi.answer) == "":
-        raise InvalidRequest("An answered RFI's answer cannot be cleared.", param="answer")
+        raise Conflict(
+            "An answered RFI's answer cannot be cleared.",
+            code="invalid_state_transition",
+            param="answer",
+            object_id=rfi.pk,
+        )
     apply_changes(rfi, changes, WRITABLE)
     action = None
     if rfi.status == S.OPEN and rfi.answer:

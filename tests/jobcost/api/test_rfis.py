@@ -337,13 +337,13 @@ def test_an_answered_rfi_keeps_an_answer(api, job):
     answered = api.patch(f"/v1/rfis/{rfi['id']}", {"answer": "Use S-301."}).json()
     audit = AuditEntry.objects.count()
     cleared = api.patch(f"/v1/rfis/{rfi['id']}", {"answer": ""})
-    assert cleared.status_code == 400
+    assert cleared.status_code == 409
     assert (error_of(cleared)["code"], error_of(cleared)["param"]) == (
-        "parameter_invalid",
+        "invalid_state_transition",
         "answer",
     )
     blank = api.patch(f"/v1/rfis/{rfi['id']}", {"answer": "   "})
-    assert blank.status_code == 400 and error_of(blank)["param"] == "answer"
+    assert blank.status_code == 409 and error_of(blank)["param"] == "answer"
     row = Rfi.objects.get(pk=rfi["id"])
     assert (row.status, row.answer) == ("answered", "Use S-301.")
     assert AuditEntry.objects.count() == audit
