@@ -146,6 +146,7 @@ def _agent_action_proposal(schemas: dict) -> None:
             props["target"] = {
                 "type": "string",
                 "maxLength": 40,
+                "pattern": f"^{kind.target_prefix}_",
                 "description": f"The ID (`{kind.target_prefix}_…`) of the object to change.",
             }
             variant["required"] = sorted({*variant["required"], "target"})
