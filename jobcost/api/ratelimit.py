@@ -21,8 +21,8 @@ from functools import cache
 
 import redis
 from django.conf import settings
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+
+from jobcost.redis_client import bounded_client
 
 logger = logging.getLogger("jobcost.ratelimit")
 
@@ -90,13 +90,7 @@ class Decision:
 
 @cache
 def _redis():
-    timeout = settings.REDIS_TIMEOUT_SECONDS
-    client = redis.Redis.from_url(
-        settings.REDIS_URL,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),
-    )
+    client = bounded_client()
     return client, client.register_script(_LUA)
 
 

@@ -5,8 +5,8 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+
+from jobcost.redis_client import bounded_client
 
 
 @require_GET
@@ -19,13 +19,7 @@ def _broker_ok() -> tuple[bool, str]:
     """PING the Redis broker once: a down or hung Redis answers "down" within
     `REDIS_TIMEOUT_SECONDS` (connect or reply, no retry; README, "Configuration")."""
     if settings.REDIS_URL:
-        timeout = settings.REDIS_TIMEOUT_SECONDS
-        client = redis.Redis.from_url(
-            settings.REDIS_URL,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-        )
+        client = bounded_client()
         try:
             client.ping()
             return True, "redis"
