@@ -199,7 +199,7 @@ class DailyLogAddForm(_ServiceChecksDays, ServiceForm):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         vendors = Vendor.objects.select_related("account").order_by("account__name", "name")
-        self.fields["manpower"].set_vendors(vendors)
+        self.fields["manpower"].set_vendors(self.scope_choices(vendors))
 
 
 class DailyLogChangeForm(_ServiceChecksDays, ServiceForm):
@@ -244,6 +244,8 @@ class _ManpowerParams(dict):
 @admin.register(DailyLog)
 class DailyLogAdmin(ServiceAdmin):
     """Daily logs: `daily_log_create` / `daily_log_update`, manpower rows in the form."""
+
+    policy_basename = "daily-logs"
 
     add_form, change_form = DailyLogAddForm, DailyLogChangeForm
     add_fieldsets = (
