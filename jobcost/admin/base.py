@@ -151,6 +151,13 @@ class TenantAdmin(admin.ModelAdmin):
             result.append(item)
         return result
 
+    def get_paginator(self, request, queryset, per_page, *args, **kwargs):
+        # The autocomplete pages `get_queryset` as it is; give it a stable order (the
+        # changelist orders its own).
+        if isinstance(queryset, models.QuerySet) and not queryset.ordered:
+            queryset = queryset.order_by("pk")
+        return super().get_paginator(request, queryset, per_page, *args, **kwargs)
+
     def _get_obj_does_not_exist_redirect(self, request, opts, object_id):
         # Another account's object is absent, as through the API: 404, not a redirect
         # that would confirm the ID by its message.

@@ -281,6 +281,26 @@ class DailyLogAdmin(ServiceAdmin):
     search_fields = ("weather", "notes", "delays", "project__number", "project__name", "=id")
     ordering = ("-date", "project__number")
 
+    def get_fieldsets(self, request, obj=None):
+        """For a viewer (no change permission) the crews are shown as text, not the form."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fieldsets
+        return tuple(
+            (title, {**box, "fields": [f if f != "manpower" else "crews" for f in box["fields"]]})
+            for title, box in fieldsets
+        )
+
+    @admin.display(description="Crews")
+    def crews(self, log: DailyLog) -> str:
+        rows = [
+            (row.trade, row.vendor.name if row.vendor else "Own forces", row.headcount, row.hours)
+            for row in log.manpower.select_related("vendor")
+        ]
+        if not rows:
+            return EMPTY
+        return format_html_join(format_html("<br>"), "{} ({}): {} workers, {} worker-hours", rows)
+
     @admin.display(description="Total headcount", ordering="total_headcount")
     def total_headcount_display(self, log: DailyLog) -> str:
         return f"{log.total_headcount:,}"
