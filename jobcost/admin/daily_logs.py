@@ -19,6 +19,7 @@ from django.db.models import DecimalField, IntegerField, Sum, Value
 from django.db.models.functions import Coalesce
 from django.forms.formsets import BaseFormSet, formset_factory
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from jobcost.admin.base import ServiceAdmin, ServiceForm, visible_queryset
 from jobcost.admin.display import EMPTY
@@ -299,7 +300,7 @@ class DailyLogAdmin(ServiceAdmin):
         ]
         if not rows:
             return EMPTY
-        return format_html_join(format_html("<br>"), "{} ({}): {} workers, {} worker-hours", rows)
+        return format_html_join(mark_safe("<br>"), "{} ({}): {} workers, {} worker-hours", rows)
 
     @admin.display(description="Total headcount", ordering="total_headcount")
     def total_headcount_display(self, log: DailyLog) -> str:
