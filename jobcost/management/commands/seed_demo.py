@@ -94,7 +94,6 @@ class Command(BaseCommand):
             for name, done in (
                 ("the billing periods", loaded.progress),
                 ("the RFIs, daily logs and agent proposals", loaded.field),
-                ("the accountant", accountant_added),
             )
             if done
         ]
@@ -102,6 +101,8 @@ class Command(BaseCommand):
             headline = f"Loaded the demo job for {account}."
         elif added:
             headline = f"Added {' and '.join(added)} to the demo job of {account}."
+        elif accountant_added:
+            headline = f"The demo job of {account} is already loaded; added its accountant."
         else:
             headline = f"The demo job of {account} is already loaded; nothing changed."
         lines = [
