@@ -13,9 +13,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, is_operator, run_each
+from jobcost.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, is_operator, run_each
 from jobcost.admin.fields import LabelledMultipleChoiceField, with_account
-from jobcost.models import Account, ApiKey, Project
+from jobcost.models import Account, ApiKey, Membership, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 
 TIMESTAMPS = ("created_at", "updated_at")
@@ -148,3 +148,18 @@ class ApiKeyAdmin(ServiceAdmin):
             lambda key: api_key_revoke(api_key_id=key.pk),
             "revoked (requests with it now get 401 api_key_revoked)",
         )
+
+
+@admin.register(Membership)
+class MembershipAdmin(ReadOnlyAdmin):
+    """Who belongs to which account, with which role and projects: for operators only (made
+    with `manage.py create_backoffice_user`; no account user sees other people's access)."""
+
+    policy_basename = None
+    scope_project_field = None
+    fields = readonly_fields = ("id", "user", "account", "role", "projects", "created_at")
+    list_display = ("user", "account", "role", "created_at")
+    list_select_related = ("user", "account")
+    list_filter = ("role", "account")
+    search_fields = ("user__username", "user__email", "account__name", "=id")
+    ordering = ("account__name", "user__username")

@@ -54,6 +54,7 @@ BASENAMES = {
     "jobcost.dailylog": "daily-logs",
     "jobcost.agentaction": "agent-actions",
     "jobcost.idempotencyrecord": None,
+    "jobcost.membership": None,
     "audit.auditentry": "projects",  # an object's audit trail is read like the object
     "webhooks.webhookendpoint": "webhooks",
     "webhooks.webhookdelivery": "webhooks",
@@ -363,3 +364,5 @@ def test_an_operator_sees_every_account(world):
     assert world["home"].pk in html
     assert Project.objects.filter(account=world["b"]).first().pk in html
     assert client.get(reverse("admin:auth_user_changelist")).status_code == 200
+    members = client.get(reverse("admin:jobcost_membership_changelist")).content.decode()
+    assert "manager@ridgeline.example" in members and "viewer@harbor.example" in members
