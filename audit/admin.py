@@ -17,6 +17,14 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     """Who changed what: filter by target type, action and actor type; search an object's
     or a request's ID."""
 
+    # Read as the API reads an object's audit trail (`GET /v1/<collection>/{id}/audit`);
+    # the entries span the account's projects and carry no project, so a project-restricted
+    # member does not see this list.
+    policy_basename = "projects"
+    policy_actions = {}
+    scope_project_field = None
+    account_wide_only = True
+
     list_display = (
         "created_at",
         "target_type",

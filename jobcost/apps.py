@@ -5,3 +5,12 @@ class JobcostConfig(AppConfig):
     name = "jobcost"
     verbose_name = "Job cost"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The admin modules were imported by django.contrib.admin's ready() (listed first in
+        # INSTALLED_APPS): now put every registered admin under the back-office policy.
+        from django.contrib import admin
+
+        from jobcost.admin.base import enforce_tenancy
+
+        enforce_tenancy(admin.site)

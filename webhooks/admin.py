@@ -22,6 +22,7 @@ from jobcost.admin.base import (
     ReadOnlyInline,
     TransitionActions,
     change_link,
+    role_allows,
     run_each,
 )
 from jobcost.admin.display import EMPTY
@@ -81,6 +82,9 @@ class DeliveryEventTypeFilter(EventTypeFilter):
 class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
     """Endpoints of every account, deleted ones included (their history stays); secrets are
     masked. Enable and disable are actions calling `endpoint_update`."""
+
+    policy_basename = "webhooks"
+    scope_project_field = None
 
     fieldsets = (
         (None, {"fields": ["id", "account", "url", "description", "events_display"]}),
@@ -194,6 +198,8 @@ class EventDeliveryInline(ReadOnlyInline):
 class EventAdmin(ReadOnlyAdmin):
     """The outbox: one row per state change, its payload data and its deliveries."""
 
+    policy_basename = "events"
+
     fields = (
         "id",
         "type",
@@ -214,6 +220,10 @@ class EventAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     show_full_result_count = False
     inlines = (EventDeliveryInline,)
+
+    def get_inlines(self, request, obj):
+        # Deliveries are the webhook endpoints' (the admin role's, as in the API).
+        return self.inlines if role_allows(request, "webhooks", "retrieve") else ()
 
     @admin.display(description="Data (object and previous attributes)")
     def data_display(self, event: Event) -> str:
@@ -239,6 +249,10 @@ class AttemptInline(ReadOnlyInline):
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(TransitionActions, ReadOnlyAdmin):
     """Deliveries with their attempts; failed or cancelled ones can be re-sent."""
+
+    # `GET /v1/webhooks/{id}/deliveries`, `POST …/deliveries/{id}/retry`: the admin role's.
+    policy_basename = "webhooks"
+    scope_project_field = None
 
     fields = (
         "id",

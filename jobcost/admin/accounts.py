@@ -13,9 +13,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, run_each
+from jobcost.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, is_operator, run_each
 from jobcost.admin.fields import LabelledMultipleChoiceField, with_account
-from jobcost.models import Account, ApiKey, Project
+from jobcost.models import Account, ApiKey, Membership, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 
 TIMESTAMPS = ("created_at", "updated_at")
@@ -34,6 +34,10 @@ class AccountAdmin(ServiceAdmin):
     """Contractor companies. Created by name through `account_get_or_create`; there is no
     service to change an account yet, so the change page is view-only."""
 
+    policy_basename = "accounts"
+    scope_account_field = "pk"
+    scope_project_field = None
+
     add_form = change_form = AccountForm
     add_fieldsets = ((None, {"fields": ["name"]}),)
     change_fieldsets = (
@@ -45,6 +49,10 @@ class AccountAdmin(ServiceAdmin):
     list_select_related = False  # an account has no relation to follow
     search_fields = ("name", "=id")
     ordering = ("name",)
+
+    def has_add_permission(self, request) -> bool:
+        """Only operators create accounts; a member sees their own."""
+        return is_operator(request) and super().has_add_permission(request)
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
@@ -71,6 +79,9 @@ class ApiKeyCreateForm(ServiceForm):
 @admin.register(ApiKey)
 class ApiKeyAdmin(ServiceAdmin):
     """API keys: add (secret shown once), view, revoke. Never edited, never deleted."""
+
+    policy_basename = "api-keys"
+    scope_project_field = None
 
     add_form = change_form = ApiKeyCreateForm
     add_fieldsets = ((None, {"fields": ["account", "role", "name", "projects"]}),)
@@ -137,3 +148,18 @@ class ApiKeyAdmin(ServiceAdmin):
             lambda key: api_key_revoke(api_key_id=key.pk),
             "revoked (requests with it now get 401 api_key_revoked)",
         )
+
+
+@admin.register(Membership)
+class MembershipAdmin(ReadOnlyAdmin):
+    """Who belongs to which account, with which role and projects: for operators only (made
+    with `manage.py create_backoffice_user`; no account user sees other people's access)."""
+
+    policy_basename = None
+    scope_project_field = None
+    fields = readonly_fields = ("id", "user", "account", "role", "projects", "created_at")
+    list_display = ("user", "account", "role", "created_at")
+    list_select_related = ("user", "account")
+    list_filter = ("role", "account")
+    search_fields = ("user__username", "user__email", "account__name", "=id")
+    ordering = ("account__name", "user__username")

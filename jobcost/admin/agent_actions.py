@@ -27,6 +27,7 @@ from jobcost.admin.base import (
     ReasonForm,
     TransitionActions,
     change_link,
+    request_scope,
     visible_queryset,
 )
 from jobcost.admin.display import EMPTY
@@ -99,6 +100,8 @@ class _Listed:
 @admin.register(AgentAction)
 class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
     """Agent proposals: read-only pages; approve and reject (with a reason) are actions."""
+
+    policy_basename = "agent-actions"
 
     fieldsets = (
         (None, {"fields": ["id", "project", "action", "target_link", "status"]}),
@@ -184,9 +187,10 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
     )
     def approve(self, request, queryset):
         def decide(proposal: AgentAction) -> tuple[int, str]:
-            decided = agent_actions.agent_action_approve(
-                agent_action_id=proposal.pk, scope=Scope(account_id=proposal.account_id)
-            )
+            # A member approves within their own scope, as their key would; an operator in
+            # the proposal's account.
+            scope = request_scope(request) or Scope(account_id=proposal.account_id)
+            decided = agent_actions.agent_action_approve(agent_action_id=proposal.pk, scope=scope)
             if decided.status == AgentActionStatus.APPROVED:
                 return messages.SUCCESS, f"approved, result {decided.result}."
             summary = failure_summary(decided.failure)

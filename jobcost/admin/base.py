@@ -9,6 +9,14 @@ refused edit writes nothing and never shows a 500. On success the admin's own
 
 Admin requests are audited with the signed-in user as actor by
 `audit.middleware.AdminActorMiddleware`.
+
+Tenancy and roles (SPEC §13) are decided here, for every registered admin, by `TenantAdmin`:
+a back-office user (`Membership`) reads only their account's rows, and their projects' when
+restricted, through the API's `Scope` (`request_scope`), and may do in the admin exactly what
+their role may do through the API: each page and action names the API route it stands for
+and `jobcost.api.policy.authorize` decides. Operator superusers see every account and keep
+Django's permissions. `enforce_tenancy` wraps every other registered admin (Django's users
+and groups, …) so that only operators reach it.
 """
 
 from __future__ import annotations
@@ -19,17 +27,206 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.filters import RelatedOnlyFieldListFilter
 from django.contrib.admin.utils import quote
 from django.contrib.auth import get_permission_codename
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models, transaction
+from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
 from jobcost.admin.display import EMPTY, dollars
-from jobcost.api.errors import ApiError, translate
+from jobcost.api.errors import ApiError, Forbidden, translate
+from jobcost.api.policy import authorize
+from jobcost.api.scope import Scope
 
 REFUSALS = (ApiError, forms.ValidationError)
+# A scope no row matches: a signed-in user who is neither an operator nor a member.
+NOBODY = Scope(account_id="")
+
+
+def is_operator(request) -> bool:
+    """An operator superuser: sees every account, with Django's own permissions."""
+    user = request.user
+    return bool(user.is_active and user.is_superuser)
+
+
+def membership_of(request):
+    """The signed-in user's `Membership` (account, role, projects), or None."""
+    if not hasattr(request, "_backoffice_membership"):
+        try:
+            member = request.user.backoffice_membership
+        except (AttributeError, ObjectDoesNotExist):
+            member = None
+        request._backoffice_membership = member
+    return request._backoffice_membership
+
+
+def request_scope(request) -> Scope | None:
+    """What the request may see: None for an operator (every account), the membership's
+    `Scope` (built as an API key's) for a member, else `NOBODY`."""
+    if is_operator(request):
+        return None
+    if not hasattr(request, "_backoffice_scope"):
+        member = membership_of(request)
+        request._backoffice_scope = NOBODY if member is None else Scope.for_key(member)
+    return request._backoffice_scope
+
+
+def role_allows(request, basename: str | None, action: str) -> bool:
+    """Whether the member may do what `POST|GET /v1/<basename>` `action` does, by the API's
+    policy (restricted members as restricted keys). Operators always may; a user without a
+    membership, or a page with no API counterpart (`basename` None), never."""
+    if is_operator(request):
+        return True
+    member = membership_of(request)
+    if member is None or basename is None:
+        return False
+    scope = request_scope(request)
+    try:
+        authorize(role=member.role, restricted=scope.restricted, basename=basename, action=action)
+    except Forbidden:
+        return False
+    return True
+
+
+class TenantAdmin(admin.ModelAdmin):
+    """The one place where the back office applies tenancy and roles (see the module
+    docstring). Subclasses say which API collection they stand for (`policy_basename`; None:
+    operators only), which API action each admin action is (`policy_actions`, default the
+    same name) and how their rows reach the account and project (`scope_account_field`,
+    `scope_project_field`, as `Scope.filter` takes them). `account_wide_only` hides the
+    admin from project-restricted members (rows that span projects, e.g. the audit trail)."""
+
+    policy_basename: str | None = None
+    policy_actions: dict[str, str] = {}
+    scope_account_field: str = "account_id"
+    scope_project_field: str | None = "project"
+    account_wide_only = False
+
+    # Reading: every queryset of the admin (lists, change pages, actions, search,
+    # autocomplete, history) goes through `get_queryset` or `visible_queryset`.
+    def scope_rows(self, request, queryset: models.QuerySet) -> models.QuerySet:
+        """`queryset` limited to what the request may see (unchanged for operators)."""
+        scope = request_scope(request)
+        if scope is None:
+            return queryset
+        return scope.filter(queryset, self.scope_project_field, self.scope_account_field)
+
+    def get_queryset(self, request):
+        return self.scope_rows(request, super().get_queryset(request))
+
+    def scope_choices(self, request, queryset: models.QuerySet) -> models.QuerySet:
+        """A choice field's queryset limited as that model's own admin limits its rows;
+        none at all for a model without a tenant admin when the user is not an operator."""
+        if request_scope(request) is None:
+            return queryset
+        owner = self.admin_site._registry.get(queryset.model)
+        if not isinstance(owner, TenantAdmin) or owner.policy_basename is None:
+            return queryset.none()
+        return owner.scope_rows(request, queryset)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None and hasattr(field, "queryset"):
+            field.queryset = self.scope_choices(request, field.queryset)
+        return field
+
+    def get_list_filter(self, request):
+        """For members: no account filter, and related filters list only the related rows
+        present in the (scoped) list instead of every row of the related model."""
+        filters = super().get_list_filter(request)
+        if is_operator(request):
+            return filters
+        result = []
+        for item in filters:
+            if isinstance(item, str) and "__" not in item:
+                if item == "account":
+                    continue
+                field = self.opts.get_field(item)
+                if field.is_relation:
+                    item = (item, RelatedOnlyFieldListFilter)
+            result.append(item)
+        return result
+
+    def get_paginator(self, request, queryset, per_page, *args, **kwargs):
+        # The autocomplete pages `get_queryset` as it is; give it a stable order (the
+        # changelist orders its own).
+        if isinstance(queryset, models.QuerySet) and not queryset.ordered:
+            queryset = queryset.order_by("pk")
+        return super().get_paginator(request, queryset, per_page, *args, **kwargs)
+
+    def _get_obj_does_not_exist_redirect(self, request, opts, object_id):
+        # Another account's object is absent, as through the API: 404, not a redirect
+        # that would confirm the ID by its message.
+        raise Http404(f"No {opts.verbose_name} with ID {object_id!r}.")
+
+    # Permissions: operators keep Django's; a member's come from the API policy.
+    def _may(self, request, action: str) -> bool:
+        scope = request_scope(request)
+        if self.account_wide_only and scope is not None and scope.restricted:
+            return False
+        return role_allows(request, self.policy_basename, action)
+
+    def has_module_permission(self, request) -> bool:
+        if is_operator(request):
+            return super().has_module_permission(request)
+        return self._may(request, "retrieve")
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        if is_operator(request):
+            return super().has_view_permission(request, obj)
+        return self._may(request, "retrieve")
+
+    def has_add_permission(self, request) -> bool:
+        if is_operator(request):
+            return super().has_add_permission(request)
+        return self._may(request, "create")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        if is_operator(request):
+            return super().has_change_permission(request, obj)
+        return self._may(request, "partial_update")
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # No service deletes, so no member deletes; operators keep Django's answer.
+        return is_operator(request) and super().has_delete_permission(request, obj)
+
+    def _filter_actions_by_permissions(self, request, actions):
+        """Operators: Django's `permissions=[...]` checks. Members: each action is allowed
+        when the API route it stands for (`policy_actions`) is, by the API policy."""
+        if is_operator(request):
+            return super()._filter_actions_by_permissions(request, actions)
+        return [
+            (func, name, description)
+            for func, name, description in actions
+            if name != "delete_selected" and self._may(request, self.policy_actions.get(name, name))
+        ]
+
+
+class OperatorOnlyAdmin(TenantAdmin):
+    """Mixed into admins with no API counterpart (Django's users and groups, stored
+    idempotent responses): only operators see them."""
+
+    policy_basename = None
+
+    def get_queryset(self, request):
+        queryset = super(TenantAdmin, self).get_queryset(request)
+        return queryset if is_operator(request) else queryset.none()
+
+
+def enforce_tenancy(site: admin.AdminSite) -> None:
+    """Re-register every admin of `site` that is not a `TenantAdmin` with `OperatorOnlyAdmin`
+    mixed in, so that no admin escapes the policy (run once the admins are registered)."""
+    for model, model_admin in list(site._registry.items()):
+        if isinstance(model_admin, TenantAdmin):
+            continue
+        cls = type(model_admin)
+        wrapped = type(cls.__name__, (OperatorOnlyAdmin, cls), {"__module__": cls.__module__})
+        site.unregister(model)
+        site.register(model, wrapped)
 
 
 class ServiceForm(forms.ModelForm):
@@ -44,6 +241,21 @@ class ServiceForm(forms.ModelForm):
     service_request = None
     service_obj: models.Model | None = None
     saved_object: models.Model | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.service_admin is not None:
+            for field in self.fields.values():
+                if hasattr(field, "queryset"):
+                    field.queryset = self.service_admin.scope_choices(
+                        self.service_request, field.queryset
+                    )
+
+    def scope_choices(self, queryset: models.QuerySet) -> models.QuerySet:
+        """`queryset` limited to what the signed-in user may see (for custom choices)."""
+        if self.service_admin is None:
+            return queryset
+        return self.service_admin.scope_choices(self.service_request, queryset)
 
     def full_clean(self) -> None:
         super().full_clean()
@@ -61,7 +273,7 @@ class ServiceForm(forms.ModelForm):
             self.add_error(field if field in self.fields else None, error.message)
 
 
-class ServiceAdmin(admin.ModelAdmin):
+class ServiceAdmin(TenantAdmin):
     """Base of every writable admin: saves through `service_create` / `service_update`.
 
     Subclasses set `add_form`/`change_form` (ServiceForm subclasses), `add_fieldsets`/
@@ -134,7 +346,7 @@ class ServiceAdmin(admin.ModelAdmin):
         return False
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(TenantAdmin):
     """A record nobody edits by hand (audit entries, stored idempotent responses)."""
 
     def has_add_permission(self, request) -> bool:
@@ -210,11 +422,13 @@ EVERY_ACCOUNT = _EveryAccount()
 
 
 def visible_queryset(modeladmin: admin.ModelAdmin, request, selector: Callable) -> models.QuerySet:
-    """`selector(EVERY_ACCOUNT)` (e.g. `visible.pay_app_list`) in the admin's ordering: a
-    `get_queryset` whose rows carry the API's annotations. The admin's
+    """`selector(scope)` (e.g. `visible.pay_app_list`) in the admin's ordering: a
+    `get_queryset` whose rows carry the API's annotations, scoped as the API scopes a key
+    (`request_scope`; `EVERY_ACCOUNT` for operators). The admin's
     `list_select_related` is applied here, since the changelist skips it on a queryset that
     already selects related rows (as the selectors do)."""
-    queryset = selector(EVERY_ACCOUNT)
+    scope = request_scope(request)
+    queryset = selector(EVERY_ACCOUNT if scope is None else scope)
     if isinstance(modeladmin.list_select_related, (list, tuple)):
         queryset = queryset.select_related(*modeladmin.list_select_related)
     ordering = modeladmin.get_ordering(request)

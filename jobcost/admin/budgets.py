@@ -49,6 +49,8 @@ class CostCodeChangeForm(ServiceForm):
 class CostCodeAdmin(ServiceAdmin):
     """Cost codes: `cost_code_create` (with the budget line) / `cost_code_update`."""
 
+    policy_basename = "cost-codes"
+
     add_form, change_form = CostCodeAddForm, CostCodeChangeForm
     add_fieldsets = (
         (
@@ -133,6 +135,8 @@ class BudgetLineForm(ServiceForm):
 @admin.register(BudgetLine)
 class BudgetLineAdmin(ServiceAdmin):
     """Budget lines: edited through `budget_line_update` only."""
+
+    policy_basename = "budgets"
 
     change_form = BudgetLineForm
     change_fieldsets = (

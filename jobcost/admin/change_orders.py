@@ -56,6 +56,8 @@ class ChangeOrderLineInline(ReadOnlyInline):
 class ChangeOrderAdmin(TransitionActions, ReadOnlyAdmin):
     """Owner and commitment change orders; every status move is an action."""
 
+    policy_basename = "change-orders"
+
     fieldsets = (
         (None, {"fields": ["id", "project", "number", "title", "description", "status"]}),
         ("Change", {"fields": ["kind", "commitment", "amount_display", "pay_app_link"]}),

@@ -79,6 +79,8 @@ class CommitmentChangeForm(ServiceForm):
 class CommitmentAdmin(ServiceAdmin):
     """Commitments with their balances; transitions are actions."""
 
+    policy_basename = "commitments"
+
     add_form, change_form = CommitmentAddForm, CommitmentChangeForm
     add_fieldsets = (
         (None, {"fields": ["project", "vendor", "type", "number", "cost_code", "description"]}),

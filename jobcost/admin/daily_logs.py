@@ -19,6 +19,7 @@ from django.db.models import DecimalField, IntegerField, Sum, Value
 from django.db.models.functions import Coalesce
 from django.forms.formsets import BaseFormSet, formset_factory
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from jobcost.admin.base import ServiceAdmin, ServiceForm, visible_queryset
 from jobcost.admin.display import EMPTY
@@ -199,7 +200,7 @@ class DailyLogAddForm(_ServiceChecksDays, ServiceForm):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         vendors = Vendor.objects.select_related("account").order_by("account__name", "name")
-        self.fields["manpower"].set_vendors(vendors)
+        self.fields["manpower"].set_vendors(self.scope_choices(vendors))
 
 
 class DailyLogChangeForm(_ServiceChecksDays, ServiceForm):
@@ -245,6 +246,8 @@ class _ManpowerParams(dict):
 class DailyLogAdmin(ServiceAdmin):
     """Daily logs: `daily_log_create` / `daily_log_update`, manpower rows in the form."""
 
+    policy_basename = "daily-logs"
+
     add_form, change_form = DailyLogAddForm, DailyLogChangeForm
     add_fieldsets = (
         (None, {"fields": ["project", "date", "weather"]}),
@@ -278,6 +281,26 @@ class DailyLogAdmin(ServiceAdmin):
     date_hierarchy = "date"
     search_fields = ("weather", "notes", "delays", "project__number", "project__name", "=id")
     ordering = ("-date", "project__number")
+
+    def get_fieldsets(self, request, obj=None):
+        """For a viewer (no change permission) the crews are shown as text, not the form."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fieldsets
+        return tuple(
+            (title, {**box, "fields": [f if f != "manpower" else "crews" for f in box["fields"]]})
+            for title, box in fieldsets
+        )
+
+    @admin.display(description="Crews")
+    def crews(self, log: DailyLog) -> str:
+        rows = [
+            (row.trade, row.vendor.name if row.vendor else "Own forces", row.headcount, row.hours)
+            for row in log.manpower.select_related("vendor")
+        ]
+        if not rows:
+            return EMPTY
+        return format_html_join(mark_safe("<br>"), "{} ({}): {} workers, {} worker-hours", rows)
 
     @admin.display(description="Total headcount", ordering="total_headcount")
     def total_headcount_display(self, log: DailyLog) -> str:

@@ -12,6 +12,10 @@ from jobcost.models import IdempotencyRecord
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
     """What a key's request with an Idempotency-Key produced (replayed for 24 h)."""
 
+    policy_basename = None  # support data of the operators: no member sees it
+    scope_account_field = "api_key__account_id"
+    scope_project_field = None
+
     list_display = ("key", "api_key", "method", "path", "response_status", "created_at")
     list_select_related = ("api_key",)
     list_filter = ("method", "response_status")

@@ -101,6 +101,10 @@ def period_pay_app_link(obj) -> str:
 class InvoiceAdmin(ServiceAdmin):
     """Vendor invoices with their retainage and net; coding and transitions are actions."""
 
+    policy_basename = "invoices"
+    # Coding is `PATCH /v1/invoices/{id}` with lines.
+    policy_actions = {"code_in_full": "partial_update"}
+
     add_form, change_form = InvoiceAddForm, InvoiceChangeForm
     add_fieldsets = (
         (None, {"fields": ["commitment", "number", "invoice_date", "due_date", "amount"]}),
@@ -271,6 +275,10 @@ class LienWaiverChangeForm(ServiceForm):
 @admin.register(LienWaiver)
 class LienWaiverAdmin(ServiceAdmin):
     """Lien waivers; receipt and rejection are actions through `lien_waiver_update`."""
+
+    policy_basename = "lien-waivers"
+    # Receipt and rejection are `PATCH /v1/lien-waivers/{id}` with a status.
+    policy_actions = {"mark_received": "partial_update", "mark_rejected": "partial_update"}
 
     add_form, change_form = LienWaiverAddForm, LienWaiverChangeForm
     add_fieldsets = (

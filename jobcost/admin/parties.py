@@ -34,6 +34,9 @@ class OwnerChangeForm(ServiceForm):
 class OwnerAdmin(ServiceAdmin):
     """Owners: `owner_create` / `owner_update`."""
 
+    policy_basename = "owners"
+    scope_project_field = None
+
     add_form, change_form = OwnerAddForm, OwnerChangeForm
     add_fieldsets = ((None, {"fields": ["account", *OWNER_FIELDS]}),)
     change_fieldsets = (
@@ -91,6 +94,9 @@ class VendorChangeForm(ServiceForm):
 @admin.register(Vendor)
 class VendorAdmin(ServiceAdmin):
     """Vendors: `vendor_create` / `vendor_update`."""
+
+    policy_basename = "vendors"
+    scope_project_field = None
 
     add_form, change_form = VendorAddForm, VendorChangeForm
     add_fieldsets = ((None, {"fields": ["account", *VENDOR_FIELDS]}),)

@@ -182,6 +182,10 @@ def figure(name: str, description: str):
 class PayAppAdmin(TransitionActions, ServiceAdmin):
     """Owner billings: created here, read with their G702/G703, moved by actions."""
 
+    policy_basename = "pay-apps"
+    # The override is `POST /v1/pay-apps/{id}/submit` with allow_missing_waivers.
+    policy_actions = {"submit_overriding_waivers": "submit"}
+
     add_form = PayAppAddForm
     add_fieldsets = (
         (None, {"fields": ["project", "period_start", "period_end", "retainage_pct"]}),

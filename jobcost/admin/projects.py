@@ -131,6 +131,16 @@ def rollup_money(name: str, description: str, ordering: str | None = None):
 class ProjectAdmin(ServiceAdmin):
     """Projects with their budget and live rollups; status moves are actions."""
 
+    policy_basename = "projects"
+    scope_project_field = "id"
+    # Status moves are `PATCH /v1/projects/{id}` with a status.
+    policy_actions = {
+        "activate": "partial_update",
+        "move_to_closeout": "partial_update",
+        "reopen": "partial_update",
+        "close": "partial_update",
+    }
+
     add_form, change_form = ProjectAddForm, ProjectChangeForm
     add_fieldsets = (
         (None, {"fields": ["account", "number", "name", "owner", "status"]}),

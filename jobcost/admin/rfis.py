@@ -90,6 +90,8 @@ class ChangeOrderInline(ReadOnlyInline):
 class RfiAdmin(ServiceAdmin):
     """RFIs: `rfi_create` / `rfi_update`; closing is an action; closed RFIs are view-only."""
 
+    policy_basename = "rfis"
+
     add_form, change_form = RfiAddForm, RfiChangeForm
     add_fieldsets = (
         (None, {"fields": ["project", "subject", "question"]}),

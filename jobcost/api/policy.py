@@ -18,13 +18,16 @@ WRITE = "write"
 APPROVE = "approve"
 PROPOSE = "propose"
 MANAGE_WEBHOOKS = "manage_webhooks"
+# Creating and revoking API keys: no API route does it (the command and the back office do),
+# and it is the admin role's alone, like webhook endpoints.
+MANAGE_KEYS = "manage_keys"
 # OPTIONS (DRF's implicit `metadata` action) only names the route's methods in `Allow`; it
 # reads and changes nothing, so every role has it, on every collection (README, "Decisions":
 # "Errors and methods": every method on every route has a defined answer).
 DESCRIBE = "describe"
 
 ROLE_CAPABILITIES: dict[str, frozenset[str]] = {
-    Role.ADMIN: frozenset({DESCRIBE, READ, WRITE, APPROVE, PROPOSE, MANAGE_WEBHOOKS}),
+    Role.ADMIN: frozenset({DESCRIBE, READ, WRITE, APPROVE, PROPOSE, MANAGE_WEBHOOKS, MANAGE_KEYS}),
     Role.MANAGER: frozenset({DESCRIBE, READ, WRITE, APPROVE, PROPOSE}),
     Role.MEMBER: frozenset({DESCRIBE, READ, WRITE, PROPOSE}),
     Role.VIEWER: frozenset({DESCRIBE, READ}),
@@ -57,7 +60,7 @@ ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
 
 # Collections whose every route needs one capability (SPEC §2: webhook endpoints are the
 # admin role's alone).
-COLLECTION_CAPABILITY: dict[str, str] = {"webhooks": MANAGE_WEBHOOKS}
+COLLECTION_CAPABILITY: dict[str, str] = {"webhooks": MANAGE_WEBHOOKS, "api-keys": MANAGE_KEYS}
 
 # Routes a project-restricted key may never call (SPEC §2: it cannot create projects).
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
@@ -96,7 +99,10 @@ def authorize(*, role: str, restricted: bool, basename: str, action: str) -> Non
         )
     if capability not in ROLE_CAPABILITIES.get(role, frozenset()):
         raise Forbidden(f"A {role} key may not {action.replace('_', ' ')} {basename}.")
-    restricted_out = (basename, action) in UNRESTRICTED_ONLY or capability == MANAGE_WEBHOOKS
+    restricted_out = (basename, action) in UNRESTRICTED_ONLY or capability in (
+        MANAGE_WEBHOOKS,
+        MANAGE_KEYS,
+    )
     if restricted and restricted_out:
         raise Forbidden(
             f"A key restricted to projects may not {action.replace('_', ' ')} {basename}."

@@ -16,6 +16,8 @@ class Scope:
 
     @classmethod
     def for_key(cls, api_key) -> Scope:
+        """The scope of an API key, or of anything of the same shape (`account_id` and a
+        `projects` relation): a back-office `Membership` is read the same way."""
         ids = frozenset(api_key.projects.values_list("id", flat=True))
         return cls(account_id=api_key.account_id, project_ids=ids or None)
 
@@ -23,11 +25,17 @@ class Scope:
     def restricted(self) -> bool:
         return self.project_ids is not None
 
-    def filter(self, queryset: QuerySet, project_field: str | None = "project") -> QuerySet:
+    def filter(
+        self,
+        queryset: QuerySet,
+        project_field: str | None = "project",
+        account_field: str = "account_id",
+    ) -> QuerySet:
         """Limit a queryset to the account, and to the key's projects when restricted.
         `project_field` is the path to the project (`"id"` for projects themselves, None for
-        account-level objects such as owners and vendors)."""
-        queryset = queryset.filter(account_id=self.account_id)
+        account-level objects such as owners and vendors); `account_field` the lookup of the
+        account's ID (`"pk"` for accounts themselves, `"api_key__account_id"` through a key)."""
+        queryset = queryset.filter(**{account_field: self.account_id})
         if self.project_ids is not None and project_field is not None:
             lookup = "pk__in" if project_field == "id" else f"{project_field}_id__in"
             queryset = queryset.filter(**{lookup: self.project_ids})

@@ -1,6 +1,6 @@
 """Job-cost models. Money is BigInteger cents; percentages are Decimal(5, 2)."""
 
-from jobcost.models.accounts import Account, ApiKey, Role
+from jobcost.models.accounts import PERSON_ROLES, Account, ApiKey, Membership, Role
 from jobcost.models.agent_actions import AgentAction, AgentActionKind, AgentActionStatus
 from jobcost.models.change_orders import (
     ChangeOrder,
@@ -26,6 +26,7 @@ from jobcost.models.rfis import Rfi, RfiStatus
 
 __all__ = [
     "CERTIFIED_STATUSES",
+    "PERSON_ROLES",
     "Account",
     "AgentAction",
     "AgentActionKind",
@@ -50,6 +51,7 @@ __all__ = [
     "LienWaiver",
     "LienWaiverStatus",
     "LienWaiverType",
+    "Membership",
     "Owner",
     "PayApp",
     "PayAppFormat",

@@ -1,5 +1,6 @@
 """Accounts (contractor companies) and their API keys (SPEC §2)."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -69,3 +70,35 @@ class ApiKey(TimestampedModel):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+#: The roles a person may hold in the back office: SPEC §2's, without the agent's.
+PERSON_ROLES = (Role.ADMIN, Role.MANAGER, Role.MEMBER, Role.VIEWER)
+
+
+class Membership(TimestampedModel):
+    """A back-office user's place in one account (SPEC §13): a role of SPEC §2 and, like an
+    API key, an optional restriction to projects. The admin reads the account's rows through
+    `Scope.for_key(membership)` and decides every permission from `role` with the API's
+    policy (`jobcost.api.policy`). A user without a membership who is not a superuser sees
+    nothing in the admin."""
+
+    OBJECT = "membership"
+    id = prefixed_id("mem")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="backoffice_membership"
+    )
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="members")
+    role = models.CharField(max_length=16, choices=[(r.value, r.label) for r in PERSON_ROLES])
+    projects = models.ManyToManyField("jobcost.Project", blank=True, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=[r.value for r in PERSON_ROLES]),
+                name="membership_role_valid",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.account}, {self.role})"

@@ -738,3 +738,32 @@ def test_approving_the_proposals_applies_them():
     line = field.demo.get(f"/v1/budgets/{results['budget.update']}")
     assert line["cost_to_complete"] == field_records.HVAC_FORECAST.cost_to_complete
     assert line["cost_to_complete_is_estimate"]
+
+
+def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_readme_password():
+    from django.contrib.auth import get_user_model
+
+    from jobcost.demo import accountant
+
+    seed()
+    seed()
+    user = get_user_model().objects.get(username=accountant.USERNAME)
+    assert (user.is_staff, user.is_superuser) == (True, False)
+    membership = user.backoffice_membership
+    assert (membership.account.name, membership.role) == (data.ACCOUNT_NAME, "manager")
+    assert not membership.projects.exists()
+    assert user.check_password(accountant.DEVELOPMENT_PASSWORD)
+    readme = (Path(settings.BASE_DIR) / "README.md").read_text()
+    assert accountant.DEVELOPMENT_PASSWORD in readme
+
+
+def test_outside_development_the_demo_accountant_has_no_usable_password(settings):
+    from django.contrib.auth import get_user_model
+
+    from jobcost.demo import accountant
+
+    settings.DEVELOPMENT = False
+    seed()
+    user = get_user_model().objects.get(username=accountant.USERNAME)
+    assert not user.has_usable_password()
+    assert not user.check_password(accountant.DEVELOPMENT_PASSWORD)

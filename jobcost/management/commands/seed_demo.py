@@ -8,6 +8,9 @@ G702/G703 pay apps (`jobcost.demo.progress`); and its field records: six RFIs, t
 of 2–19 November 2026 and four agent proposals awaiting approval
 (`jobcost.demo.field_records`). Run again, it finds the project and writes nothing.
 
+It also loads the demo's project accountant (`jobcost.demo.accountant`): user `accountant`,
+role manager of "Demo Builders", with the README's password in development only.
+
 The only API key it creates is the demo's agent (role `agent`, restricted to the demo
 project), so that the pending proposals have a real proposer; its secret is discarded unseen
 and never printed. Create keys to use with `create_api_key`.
@@ -16,6 +19,7 @@ and never printed. Create keys to use with `create_api_key`.
 from django.core.management.base import BaseCommand, CommandError
 
 from jobcost.api.errors import ApiError
+from jobcost.demo.accountant import USERNAME, demo_accountant_ensure
 from jobcost.demo.loader import DemoSummary, demo_job_load, demo_job_summary
 
 
@@ -79,6 +83,10 @@ class Command(BaseCommand):
         except ApiError as exc:
             raise CommandError(f"Could not load the demo job: {exc.message}") from exc
         project = loaded.project
+        try:
+            _membership, accountant_added = demo_accountant_ensure(project.account)
+        except (ApiError, ValueError) as exc:
+            raise CommandError(f"Could not load the demo accountant: {exc}") from exc
         summary = demo_job_summary(project)
         account = f"{project.account.name} ({project.account_id})"
         added = [
@@ -93,6 +101,8 @@ class Command(BaseCommand):
             headline = f"Loaded the demo job for {account}."
         elif added:
             headline = f"Added {' and '.join(added)} to the demo job of {account}."
+        elif accountant_added:
+            headline = f"The demo job of {account} is already loaded; added its accountant."
         else:
             headline = f"The demo job of {account} is already loaded; nothing changed."
         lines = [
@@ -109,6 +119,8 @@ class Command(BaseCommand):
             *field_lines(summary),
         ]
         lines += [
+            f"Back office: /admin/ as {USERNAME} (manager of {project.account.name}; "
+            'password in the README, "The back office", in development only).',
             "Create an API key for it with:",
             '  .venv/bin/python manage.py create_api_key --account "Demo Builders" --role admin',
         ]
