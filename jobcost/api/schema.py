@@ -147,6 +147,11 @@ class JobcostAutoSchema(AutoSchema):
         return self.view.serializer_class.object_name.replace("_", " ")
 
     # --- parameters -----------------------------------------------------------------------
+    def _get_format_parameters(self):
+        """No `format` query parameter: the PDF route's second renderer only makes
+        `Accept: application/pdf` acceptable; a `format` parameter is 400 like any unknown."""
+        return []
+
     def get_override_parameters(self):
         params = list(super().get_override_parameters())
         params.append(
