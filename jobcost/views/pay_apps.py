@@ -7,7 +7,6 @@ from rest_framework.decorators import action
 from audit.views import AuditTrailMixin
 from jobcost.api.errors import InvalidRequest
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
-from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.filters import PayAppFilter
@@ -99,7 +98,6 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         "parameters; errors are the JSON envelope.",
         responses={(200, "application/pdf"): OpenApiTypes.BINARY},
         filters=False,
-        extensions={ERROR_CODES_KEY: {"400": ("parameter_unknown",)}},
     )
     @action(detail=True, methods=["get"])
     def pdf(self, request, *args, **kwargs):
