@@ -181,10 +181,8 @@ def test_every_role_that_reads_the_pay_app_prints_it(demo, role):
 def test_another_accounts_key_or_another_projects_key_gets_404(demo):
     project, apps = demo
     path = f"/v1/pay-apps/{apps[2].pk}/pdf"
-    elsewhere = Project.objects.exclude(pk=project.pk).filter(account=project.account).first()
-    clients = [api_for(AccountFactory(), "admin")]
-    if elsewhere is not None:
-        clients.append(api_for(project.account, "viewer", [elsewhere]))
+    elsewhere = ProjectFactory(account=project.account, owner=project.owner)
+    clients = [api_for(AccountFactory(), "admin"), api_for(project.account, "viewer", [elsewhere])]
     for api in clients:
         response = api.get(path)
         assert response.status_code == 404
