@@ -220,3 +220,9 @@ def test_the_admin_download_button_serves_the_same_file(demo, client):
     assert response.content == api_pdf.content
     client.logout()
     assert client.get(url).status_code == 302  # to the login page
+    # Staff without the permission to view pay apps may not print them either.
+    clerk = get_user_model().objects.create_user("clerk", "clerk@example.com", "pw")
+    clerk.is_staff = True
+    clerk.save()
+    client.force_login(clerk)
+    assert client.get(url).status_code == 403
