@@ -1,4 +1,5 @@
-"""/v1/pay-apps and /v1/pay-apps/{id}/lines (rules in `services.pay_apps`)."""
+"""/v1/pay-apps, /v1/pay-apps/{id}/lines and the printed /v1/pay-apps/{id}/pdf (rules in
+`services.pay_apps`, the document in `documents.pay_app_pdf`)."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
