@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.utils import quote, unquote
 from django.contrib.admin.widgets import AdminDateWidget
+from django.core.exceptions import PermissionDenied
 from django.db.models import F
+from django.http import Http404
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from jobcost.admin.base import (
     ServiceAdmin,
@@ -25,6 +30,7 @@ from jobcost.admin.base import (
 )
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import LabelledChoiceField, with_account
+from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.models import PayApp, PayAppLine, Project, Vendor
 from jobcost.selectors import visible
 from jobcost.selectors.g702 import G702, G703Row, g703_row
@@ -208,6 +214,7 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         ),
         ("G702 (as GET /v1/pay-apps/{id} computes it)", {"fields": G702_FIELDS}),
         ("Lien waivers", {"fields": ["lien_waivers_missing_display"]}),
+        ("Document", {"fields": ["pdf_download"]}),
         ("History", {"fields": ["submitted_at", "approved_at", "paid_at", *TIMESTAMPS]}),
     )
     change_readonly = tuple(name for _title, box in change_fieldsets for name in box["fields"])
@@ -277,6 +284,28 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         ids = pay_app_missing_waivers(pay_app)
         vendors = Vendor.objects.filter(pk__in=ids).order_by("name", "id")
         return ", ".join(f"{v.name} ({v.pk})" for v in vendors) or "None"
+
+    @admin.display(description="G702/G703 PDF")
+    def pdf_download(self, pay_app: PayApp) -> str:
+        url = reverse("admin:jobcost_payapp_pdf", args=[quote(pay_app.pk)])
+        return format_html('<a class="button" href="{}">Download PDF</a>', url)
+
+    def get_urls(self):
+        pdf = path(
+            "<path:object_id>/pdf/",
+            self.admin_site.admin_view(self.pdf_view),
+            name="jobcost_payapp_pdf",
+        )
+        return [pdf, *super().get_urls()]
+
+    def pdf_view(self, request, object_id):
+        """The file GET /v1/pay-apps/{id}/pdf serves, for whoever may view this pay app here."""
+        pay_app = self.get_object(request, unquote(object_id))
+        if pay_app is None:
+            raise Http404("No such pay app.")
+        if not self.has_view_permission(request, pay_app):
+            raise PermissionDenied
+        return pay_app_pdf_response(pay_app)
 
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.pay_app_list)

@@ -39,6 +39,8 @@ ACTION_CAPABILITY: dict[str, str] = {
     "retrieve": READ,
     "audit": READ,
     "lines": READ,
+    # Printing the pay app (GET /v1/pay-apps/{id}/pdf): anyone who can read it can print it.
+    "pdf": READ,
     "submit": WRITE,
     "create": WRITE,
     "partial_update": WRITE,

@@ -4,7 +4,7 @@ import datetime
 import json
 from decimal import Decimal
 
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 
 
 class _Encoder(json.JSONEncoder):
@@ -39,3 +39,16 @@ class JobcostJSONRenderer(JSONRenderer):
 def dumps(data) -> str:
     """Serialize like the API does (used to store idempotent responses)."""
     return json.dumps(data, cls=_Encoder, separators=(",", ":"), ensure_ascii=False)
+
+
+class PDFRenderer(BaseRenderer):
+    """`application/pdf`, offered only so `Accept: application/pdf` is acceptable on the routes
+    that print a document; the document itself is a plain HttpResponse of bytes, and an error
+    on those routes is still rendered as the JSON envelope."""
+
+    media_type = "application/pdf"
+    format = "pdf"
+    charset = None
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data

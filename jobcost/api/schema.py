@@ -78,6 +78,9 @@ STATUS_HEADERS = {
     },
 }
 
+# Operations answering a document (a file), not a JSON object: no `expand[]`, no parameters.
+DOCUMENT_ACTIONS = frozenset({"pdf"})
+
 STATUS_TEXT = {
     "400": "Invalid request.",
     "401": "Missing, malformed, unknown or revoked API key.",
@@ -147,6 +150,11 @@ class JobcostAutoSchema(AutoSchema):
         return self.view.serializer_class.object_name.replace("_", " ")
 
     # --- parameters -----------------------------------------------------------------------
+    def _get_format_parameters(self):
+        """No `format` query parameter: the PDF route's second renderer only makes
+        `Accept: application/pdf` acceptable; a `format` parameter is 400 like any unknown."""
+        return []
+
     def get_override_parameters(self):
         params = list(super().get_override_parameters())
         params.append(
@@ -298,6 +306,8 @@ class JobcostAutoSchema(AutoSchema):
         bad = ["api_version_unknown", "expand_invalid", "expand_too_deep"]
         if is_list:
             bad += ["parameter_invalid", "parameter_unknown", "cursor_invalid"]
+        if self._action() in DOCUMENT_ACTIONS:
+            bad = ["api_version_unknown", "parameter_unknown"]  # it takes no parameters
         codes: dict[str, list[str]] = {
             "401": ["api_key_missing", "api_key_invalid", "api_key_revoked"],
             "429": ["rate_limited"],

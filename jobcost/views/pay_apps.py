@@ -1,10 +1,15 @@
-"""/v1/pay-apps and /v1/pay-apps/{id}/lines (rules in `services.pay_apps`)."""
+"""/v1/pay-apps, /v1/pay-apps/{id}/lines and the printed /v1/pay-apps/{id}/pdf (rules in
+`services.pay_apps`, the document in `documents.pay_app_pdf`)."""
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 
 from audit.views import AuditTrailMixin
+from jobcost.api.errors import InvalidRequest
+from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.filters import PayAppFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.pay_apps import (
@@ -84,6 +89,38 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
             ascending=True,
             context={"retainage_pct": pay_app.retainage_pct},
         )
+
+    @extend_schema(
+        summary="Print the pay app as a PDF (G702 and G703)",
+        description="The application and certificate page in the AIA G702 shape and the "
+        "continuation sheet in the G703 shape, from the figures `GET /v1/pay-apps/{id}` "
+        "returns (a submitted pay app prints the same figures whenever printed); a draft is "
+        "marked DRAFT on every page. Any role that can read the pay app can print it. Takes no "
+        "parameters; errors are the JSON envelope.",
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+        filters=False,
+    )
+    @action(detail=True, methods=["get"])
+    def pdf(self, request, *args, **kwargs):
+        for name in request.query_params:  # expand[], limit and cursor too: it takes none
+            raise InvalidRequest(
+                f"Unknown parameter: {name}.", code="parameter_unknown", param=name
+            )
+        return pay_app_pdf_response(self.get_object())
+
+    def get_renderers(self):
+        renderers = super().get_renderers()
+        if self.action == "pdf":
+            renderers.append(PDFRenderer())
+        return renderers
+
+    def perform_content_negotiation(self, request, force=False):
+        """On the PDF route `Accept: application/pdf` is acceptable too; the PDF is a plain
+        HttpResponse, so whatever was accepted, an error there is the JSON envelope."""
+        renderer, media_type = super().perform_content_negotiation(request, force)
+        if isinstance(renderer, PDFRenderer):
+            return JobcostJSONRenderer(), JobcostJSONRenderer.media_type
+        return renderer, media_type
 
     def _transition(self, service, body=EmptySerializer):
         pay_app = self.get_object()

@@ -18,6 +18,8 @@ from jobcost.models import Vendor
 
 BIN = Path(sys.executable).parent
 PACKAGE = "job_cost_api_client"
+# The repository's generator settings (application/pdf read as bytes), as the README says.
+CONFIG = Path(__file__).resolve().parents[2] / "openapi-python-client.yml"
 
 
 def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -39,6 +41,7 @@ def client_package(seeded_server, tmp_path):
             "generate",
             f"--path={schema}",
             "--meta=setup",
+            f"--config={CONFIG}",
             f"--output-path={tmp_path / 'client'}",
         ],
         tmp_path,

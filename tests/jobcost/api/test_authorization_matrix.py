@@ -252,6 +252,8 @@ class Call:
     expect: dict = field(default_factory=dict)
     listed: str | None = None
     listed_by: str = "id"
+    # A document route answers a file of this type instead of a JSON object.
+    document: str | None = None
 
 
 def _list(path, target):
@@ -628,6 +630,13 @@ ROUTES: dict[tuple[str, str], Route] = {
         ),
         MISSING,
     ),
+    # Printing is reading (SPEC §2: read anything visible): anyone who can read it can print it.
+    ("pay-apps-pdf", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(f"/v1/pay-apps/{j.pay_app('draft').pk}/pdf", document="application/pdf"),
+        MISSING,
+    ),
     ("pay-apps-audit", "get"): Route(
         READ, 200, _audit("pay-apps", lambda j: j.pay_app("draft")), MISSING
     ),
@@ -868,6 +877,10 @@ def _check(client, method: str, route: Route, call: Call, outcome: str) -> None:
     response = _send(client, method, call)
     if outcome == OK:
         assert response.status_code == route.status, response.content
+        if call.document is not None:
+            assert response["Content-Type"] == call.document
+            assert response.content.startswith(b"%PDF-")
+            return
         body = response.json()
         for name, value in call.expect.items():
             assert body[name] == value, (name, body)

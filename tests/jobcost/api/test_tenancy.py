@@ -125,6 +125,7 @@ ACTIONS = {
     "invoices": [("approve", "post"), ("mark-paid", "post"), ("void", "post")],
     "pay-apps": [
         ("lines", "get"),
+        ("pdf", "get"),
         ("submit", "post"),
         ("approve", "post"),
         ("reject", "post"),
