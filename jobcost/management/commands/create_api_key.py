@@ -4,8 +4,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from jobcost.api.errors import ApiError
-from jobcost.models import Account, Project, Role
-from jobcost.services.api_keys import account_get_or_create, api_key_create
+from jobcost.management.lookup import account_and_projects
+from jobcost.models import Role
+from jobcost.services.api_keys import api_key_create
 
 
 class Command(BaseCommand):
@@ -23,16 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--env", choices=["test", "live"], default=None)
 
     def handle(self, *args, account, role, project, name, env, **options):
-        if account.startswith("acct_"):
-            found = Account.objects.filter(pk=account).first()
-            if found is None:
-                raise CommandError(f"No account {account}.")
-        else:
-            found = account_get_or_create(name=account)
-        projects = list(Project.objects.filter(pk__in=project, account=found))
-        missing = set(project) - {p.pk for p in projects}
-        if missing:
-            raise CommandError(f"No such project in {found.name}: {', '.join(sorted(missing))}")
+        found, projects = account_and_projects(account, project)
         try:
             key, secret = api_key_create(
                 account=found, role=role, name=name, projects=projects, env=env

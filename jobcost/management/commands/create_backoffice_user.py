@@ -8,8 +8,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from jobcost.api.errors import ApiError
-from jobcost.models import PERSON_ROLES, Account, Project
-from jobcost.services.api_keys import account_get_or_create
+from jobcost.management.lookup import account_and_projects
+from jobcost.models import PERSON_ROLES
 from jobcost.services.backoffice_users import backoffice_user_create
 
 
@@ -33,16 +33,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, account, role, email, username, project, password_stdin, **options):
-        if account.startswith("acct_"):
-            found = Account.objects.filter(pk=account).first()
-            if found is None:
-                raise CommandError(f"No account {account}.")
-        else:
-            found = account_get_or_create(name=account)
-        projects = list(Project.objects.filter(pk__in=project, account=found))
-        missing = set(project) - {p.pk for p in projects}
-        if missing:
-            raise CommandError(f"No such project in {found.name}: {', '.join(sorted(missing))}")
+        found, projects = account_and_projects(account, project)
         password = None
         if password_stdin:
             password = sys.stdin.readline().rstrip("\r\n")
