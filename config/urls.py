@@ -16,7 +16,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
-handler400 = "jobcost.api.errors.handler400"
-handler403 = "jobcost.api.errors.handler403"
-handler404 = "jobcost.api.errors.handler404"
-handler500 = "jobcost.api.errors.handler500"
+# Under /admin/ the admin's HTML pages, elsewhere the API's error envelope.
+handler400 = "jobcost.admin.error_pages.handler400"
+handler403 = "jobcost.admin.error_pages.handler403"
+handler404 = "jobcost.admin.error_pages.handler404"
+handler500 = "jobcost.admin.error_pages.handler500"

@@ -455,13 +455,19 @@ def change_link(model: type[models.Model], pk: str | None, label: str | None = N
 
 
 class ReasonForm(forms.Form):
-    """The reason asked by `run_each_with_reason` (required or not, per action)."""
+    """The reason asked by `run_each_with_reason`: required (True), optional (False) or not
+    asked at all (None: the page only confirms)."""
 
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))
+    reason = forms.CharField(
+        label="Reason", widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000
+    )
 
-    def __init__(self, *args, required: bool, **kwargs) -> None:
+    def __init__(self, *args, required: bool | None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["reason"].required = required
+        if required is None:
+            del self.fields["reason"]
+        else:
+            self.fields["reason"].required = required
 
 
 def run_each_with_reason(
@@ -472,17 +478,19 @@ def run_each_with_reason(
     done: str,
     *,
     title: str,
-    required: bool,
+    required: bool | None,
+    explain: str = "",
 ) -> TemplateResponse | None:
-    """An action that first asks for a reason on an intermediate page
-    (`admin/jobcost/reason_action.html`, form `#reason_form`), then runs `service(obj,
-    reason)` on each selected object through `run_each`. Returns the page (first visit, or a
-    missing required reason) or None once the action ran (the admin then redirects to the
-    list with the per-object messages)."""
+    """An action that first shows a confirmation page (`admin/jobcost/reason_action.html`,
+    form `#reason_form`, button "Confirm") listing the selected objects, saying what will
+    happen (`explain`) and asking for a reason (`required`: True required, False optional,
+    None not asked), then runs `service(obj, reason)` on each selected object through
+    `run_each`. Returns the page (first visit, or a missing required reason) or None once the
+    action ran (the admin then redirects to the list with the per-object messages)."""
     if "_confirm" in request.POST:
         form = ReasonForm(request.POST, required=required)
         if form.is_valid():
-            reason = form.cleaned_data["reason"]
+            reason = form.cleaned_data.get("reason", "")
             run_each(modeladmin, request, queryset, lambda obj: service(obj, reason), done)
             return None
     else:
@@ -491,6 +499,7 @@ def run_each_with_reason(
         **modeladmin.admin_site.each_context(request),
         "opts": modeladmin.opts,
         "title": title,
+        "explain": explain,
         "objects": list(queryset),
         "action": request.POST.get("action", ""),
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,

@@ -11,29 +11,39 @@ paid are actions calling the services behind `POST /v1/pay-apps/{id}/…`.
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.admin.widgets import AdminDateWidget
 from django.core.exceptions import PermissionDenied
-from django.db.models import F
-from django.http import Http404
+from django.db import transaction
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from jobcost.admin.base import (
+    REFUSALS,
     ServiceAdmin,
     ServiceForm,
     TransitionActions,
-    run_each,
     run_each_with_reason,
     visible_queryset,
 )
-from jobcost.admin.display import dollars, percent
+from jobcost.admin.display import dollars
 from jobcost.admin.fields import LabelledChoiceField, with_account
+from jobcost.admin.pay_app_close import (
+    TRANSITIONS,
+    TRANSITIONS_BY_SLUG,
+    G703Grid,
+    ReasonForm,
+    missing_waivers_of,
+    offered,
+)
+from jobcost.api.errors import translate
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
-from jobcost.models import PayApp, PayAppLine, Project, Vendor
+from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
-from jobcost.selectors.g702 import G702, G703Row, g703_row
+from jobcost.selectors.g702 import G702
 from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
 from jobcost.services import pay_apps
 
@@ -84,87 +94,6 @@ class PayAppAddForm(ServiceForm):
         fields = ["project", "retainage_pct"]
 
 
-def _row(line: PayAppLine) -> G703Row:
-    """The line's computed G703 row (at its pay app's retainage, annotated by the inline)."""
-    cached = line.__dict__.get("_admin_row")
-    if cached is None:
-        cached = line.__dict__["_admin_row"] = g703_row(line, line.app_retainage_pct)
-    return cached
-
-
-def row_money(name: str, description: str):
-    """A display method for one money column of the G703 row."""
-
-    @admin.display(description=description)
-    def column(self, line: PayAppLine) -> str:
-        return dollars(getattr(_row(line), name), line.currency)
-
-    column.__name__ = f"{name}_display"
-    return column
-
-
-class PayAppLineInline(admin.TabularInline):
-    """The G703 continuation sheet, read-only, every column in dollars (SPEC §9)."""
-
-    model = PayAppLine
-    extra = 0
-    can_delete = False
-    verbose_name = "G703 row"
-    verbose_name_plural = "G703 continuation sheet"
-    fields = readonly_fields = (
-        "item",
-        "description",
-        "scheduled_value_display",
-        "previous_display",
-        "this_period_display",
-        "materials_stored_display",
-        "total_completed_and_stored_display",
-        "percent_complete_display",
-        "balance_to_finish_display",
-        "retainage_display",
-    )
-    scheduled_value_display = row_money("scheduled_value", "C Scheduled value")
-    previous_display = row_money("previous", "D Previous applications")
-    this_period_display = row_money("this_period", "E This period")
-    materials_stored_display = row_money("materials_stored", "F Materials stored")
-    total_completed_and_stored_display = row_money(
-        "total_completed_and_stored", "G Completed and stored"
-    )
-    balance_to_finish_display = row_money("balance_to_finish", "H Balance to finish")
-    retainage_display = row_money("retainage", "I Retainage")
-
-    @admin.display(description="G ÷ C")
-    def percent_complete_display(self, line: PayAppLine) -> str:
-        return percent(_row(line).percent_complete)
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                currency=F("pay_app__project__currency"),
-                app_retainage_pct=F("pay_app__retainage_pct"),
-            )
-            .order_by("position")
-        )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None:
-            # Only the Meta fields are model fields of the add form; the declared period
-            # fields stay on it but out of the model's validation (see PayAppAddForm).
-            kwargs["fields"] = PayAppAddForm.Meta.fields
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
 def _figures(pay_app: PayApp) -> G702:
     """The G702 of a pay app read through `visible.pay_app_list` (computed once per row)."""
     cached = pay_app.__dict__.get("_admin_g702")
@@ -178,7 +107,8 @@ def figure(name: str, description: str):
 
     @admin.display(description=description)
     def column(self, pay_app: PayApp) -> str:
-        return dollars(getattr(_figures(pay_app), name), pay_app.currency)
+        amount = dollars(getattr(_figures(pay_app), name), pay_app.currency)
+        return format_html('<span data-g702="{}">{}</span>', name, amount)
 
     column.__name__ = f"{name}_display"
     return column
@@ -212,7 +142,7 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
                 ]
             },
         ),
-        ("G702 (as GET /v1/pay-apps/{id} computes it)", {"fields": G702_FIELDS}),
+        ("G702 application for payment", {"fields": G702_FIELDS}),
         ("Lien waivers", {"fields": ["lien_waivers_missing_display"]}),
         ("Document", {"fields": ["pdf_download"]}),
         ("History", {"fields": ["submitted_at", "approved_at", "paid_at", *TIMESTAMPS]}),
@@ -283,12 +213,14 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
     def lien_waivers_missing_display(self, pay_app: PayApp) -> str:
         ids = pay_app_missing_waivers(pay_app)
         vendors = Vendor.objects.filter(pk__in=ids).order_by("name", "id")
-        return ", ".join(f"{v.name} ({v.pk})" for v in vendors) or "None"
+        return ", ".join(v.name for v in vendors) or "None"
 
     @admin.display(description="G702/G703 PDF")
     def pdf_download(self, pay_app: PayApp) -> str:
         url = reverse("admin:jobcost_payapp_pdf", args=[quote(pay_app.pk)])
         return format_html('<a class="button" href="{}">Download PDF</a>', url)
+
+    change_form_template = "admin/jobcost/payapp/change_form.html"
 
     def get_urls(self):
         pdf = path(
@@ -296,7 +228,119 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
             self.admin_site.admin_view(self.pdf_view),
             name="jobcost_payapp_pdf",
         )
-        return [pdf, *super().get_urls()]
+        g703 = path(
+            "<path:object_id>/g703/",
+            self.admin_site.admin_view(self.g703_view),
+            name="jobcost_payapp_g703",
+        )
+        confirm = path(
+            "<path:object_id>/confirm/<slug:transition>/",
+            self.admin_site.admin_view(self.transition_view),
+            name="jobcost_payapp_transition",
+        )
+        return [pdf, g703, confirm, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """Django's view-only page plus the G703 grid and the transition buttons."""
+        pay_app = self.get_object(request, unquote(object_id))
+        if pay_app is None:
+            raise Http404("No such pay app.")
+        context = dict(extra_context or {})
+        if "g703" not in context:
+            context["g703"] = G703Grid(pay_app, editable=self._may(request, "partial_update"))
+        grid = context["g703"]
+        context["g703_rows"] = grid.rows()
+        context["g703_totals"] = grid.totals()
+        context["g703_url"] = reverse("admin:jobcost_payapp_g703", args=[quote(pay_app.pk)])
+        context["transition_buttons"] = self._transition_buttons(request, pay_app)
+        return super().change_view(request, object_id, form_url, context)
+
+    def _transition_buttons(self, request, pay_app: PayApp) -> list[dict]:
+        missing = len(pay_app_missing_waivers(pay_app))
+        return [
+            {
+                "label": transition.label,
+                "url": reverse(
+                    "admin:jobcost_payapp_transition",
+                    args=[quote(pay_app.pk), transition.slug],
+                ),
+            }
+            for transition in TRANSITIONS
+            if offered(pay_app, transition, missing) and self._may(request, transition.action)
+        ]
+
+    def g703_view(self, request, object_id):
+        """POST of the G703 grid: entries through `pay_app_update`; back to the page."""
+        pay_app = self.get_object(request, unquote(object_id))
+        if pay_app is None:
+            raise Http404("No such pay app.")
+        if request.method != "POST" or not self._may(request, "partial_update"):
+            raise PermissionDenied
+        grid = G703Grid(pay_app, editable=True, data=request.POST)
+        if grid.editable and grid.save():
+            self.message_user(
+                request, grid.message or "This period's entries are saved.", messages.SUCCESS
+            )
+            return HttpResponseRedirect(
+                reverse("admin:jobcost_payapp_change", args=[quote(pay_app.pk)])
+            )
+        if not grid.editable:
+            status = pay_app.get_status_display().lower()
+            grid.message = f"Pay app #{pay_app.number} is {status}: its entries cannot change."
+        # Show the page again (a GET of it) with the typed entries and their refusals; the
+        # figures are read afresh, so they are the stored ones.
+        request.method = "GET"
+        return self.change_view(request, object_id, extra_context={"g703": grid})
+
+    def transition_view(self, request, object_id, transition):
+        """A transition's confirmation page: GET shows what will happen, POST does it."""
+        pay_app = self.get_object(request, unquote(object_id))
+        step = TRANSITIONS_BY_SLUG.get(transition)
+        if pay_app is None or step is None:
+            raise Http404("No such pay app.")
+        if not self._may(request, step.action):
+            raise PermissionDenied
+        object_url = reverse("admin:jobcost_payapp_change", args=[quote(pay_app.pk)])
+        asks = step.reason is not None
+        form = ReasonForm(request.POST or None, required=bool(step.reason)) if asks else None
+        refusal = None
+        if request.method == "POST" and (form is None or form.is_valid()):
+            reason = form.cleaned_data["reason"] if form is not None else ""
+            try:
+                with transaction.atomic():
+                    step.run(pay_app, reason)
+            except REFUSALS as exc:
+                refusal = translate(exc).message
+            else:
+                self.message_user(
+                    request, f"Pay app #{pay_app.number}: {step.done}", messages.SUCCESS
+                )
+                return HttpResponseRedirect(object_url)
+        figures = _figures(pay_app)
+        missing = missing_waivers_of(pay_app) if step.needs_missing_waivers else []
+        for waiver in missing:
+            waiver.amount_dollars = dollars(waiver.amount)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"{step.label}: pay app #{pay_app.number}",
+            "object": pay_app,
+            "object_url": object_url,
+            "transition": step,
+            "form": form or {},
+            "refusal": refusal,
+            "missing_waivers": missing,
+            "figures": [
+                (G702_LABELS[name], dollars(getattr(figures, name)))
+                for name in (
+                    "contract_sum_to_date",
+                    "total_completed_and_stored",
+                    "total_retainage",
+                    "current_payment_due",
+                )
+            ],
+        }
+        return TemplateResponse(request, "admin/jobcost/confirm_transition.html", context)
 
     def pdf_view(self, request, object_id):
         """The file GET /v1/pay-apps/{id}/pdf serves, for whoever may view this pay app here."""
@@ -311,7 +355,8 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         return visible_queryset(self, request, visible.pay_app_list)
 
     def get_inlines(self, request, obj):
-        return [] if obj is None else [PayAppLineInline]
+        # The G703 is the page's own grid (`pay_app_close.G703Grid`), below the form.
+        return []
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
@@ -331,47 +376,44 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
             retainage_pct=data["retainage_pct"],
         )
 
-    def _run(self, request, queryset, service, done: str) -> None:
-        run_each(self, request, queryset, lambda pay_app: service(pay_app.pk), done)
-
-    @admin.action(
-        description="Submit (draft → submitted; locks the period)", permissions=["transition"]
-    )
-    def submit(self, request, queryset):
-        self._run(request, queryset, lambda pk: pay_apps.pay_app_submit(pay_app_id=pk), "submitted")
-
-    @admin.action(
-        description="Submit with missing lien waivers (override, recorded on the audit trail)",
-        permissions=["transition"],
-    )
-    def submit_overriding_waivers(self, request, queryset):
-        self._run(
-            request,
-            queryset,
-            lambda pk: pay_apps.pay_app_submit(pay_app_id=pk, allow_missing_waivers=True),
-            "submitted (missing lien waivers overridden)",
-        )
-
-    @admin.action(
-        description="Reject (submitted → draft, with a reason)…", permissions=["transition"]
-    )
-    def reject(self, request, queryset):
+    def _confirmed(self, request, queryset, slug: str, title: str):
+        """A changelist action as the page's transition `slug`: a confirmation page first
+        (with the reason it asks), then the service on each selected pay app."""
+        step = TRANSITIONS_BY_SLUG[slug]
         return run_each_with_reason(
             self,
             request,
             queryset,
-            lambda pay_app, reason: pay_apps.pay_app_reject(pay_app_id=pay_app.pk, reason=reason),
-            "rejected back to draft",
-            title="Reject pay apps",
-            required=True,
+            step.run,
+            step.done[0].lower() + step.done[1:].rstrip("."),
+            title=title,
+            required=step.reason,
+            explain=step.explain,
         )
 
-    @admin.action(description="Approve (submitted → approved)", permissions=["transition"])
+    @admin.action(description="Submit to the owner…", permissions=["transition"])
+    def submit(self, request, queryset):
+        return self._confirmed(request, queryset, "submit", "Submit pay apps")
+
+    @admin.action(
+        description="Submit over missing lien waivers (with a reason)…",
+        permissions=["transition"],
+    )
+    def submit_overriding_waivers(self, request, queryset):
+        return self._confirmed(
+            request, queryset, "submit-over-waivers", "Submit pay apps over missing lien waivers"
+        )
+
+    @admin.action(
+        description="Reject back to draft (with the owner's reason)…", permissions=["transition"]
+    )
+    def reject(self, request, queryset):
+        return self._confirmed(request, queryset, "reject", "Reject pay apps")
+
+    @admin.action(description="Approve (certified by the owner)…", permissions=["transition"])
     def approve(self, request, queryset):
-        self._run(request, queryset, lambda pk: pay_apps.pay_app_approve(pay_app_id=pk), "approved")
+        return self._confirmed(request, queryset, "approve", "Approve pay apps")
 
-    @admin.action(description="Mark paid (approved → paid)", permissions=["transition"])
+    @admin.action(description="Mark paid…", permissions=["transition"])
     def mark_paid(self, request, queryset):
-        self._run(
-            request, queryset, lambda pk: pay_apps.pay_app_mark_paid(pay_app_id=pk), "marked paid"
-        )
+        return self._confirmed(request, queryset, "mark-paid", "Mark pay apps paid")

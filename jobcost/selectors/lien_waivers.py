@@ -18,15 +18,17 @@ def missing_vendor_ids(waivers, pay_app: PayApp) -> list[str]:
     )
 
 
+def waivers_missing(pay_app: PayApp):
+    """The project's lien waivers dated in the pay app's period that are not `received`
+    (a QuerySet; the rule of `missing_vendor_ids` as a query)."""
+    return LienWaiver.objects.filter(
+        project_id=pay_app.project_id,
+        through_date__gte=pay_app.period_start,
+        through_date__lte=pay_app.period_end,
+    ).exclude(status=LienWaiverStatus.RECEIVED)
+
+
 def vendors_missing_waivers(pay_app: PayApp) -> list[Vendor]:
     """The vendors themselves, by name, for messages and the audit note."""
-    ids = (
-        LienWaiver.objects.filter(
-            project_id=pay_app.project_id,
-            through_date__gte=pay_app.period_start,
-            through_date__lte=pay_app.period_end,
-        )
-        .exclude(status=LienWaiverStatus.RECEIVED)
-        .values_list("vendor_id", flat=True)
-    )
+    ids = waivers_missing(pay_app).values_list("vendor_id", flat=True)
     return list(Vendor.objects.filter(pk__in=set(ids)).order_by("name", "id"))

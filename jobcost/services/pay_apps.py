@@ -30,6 +30,7 @@ from jobcost.models import (
     PayAppStatus,
     Project,
 )
+from jobcost.money import format_dollars
 from jobcost.selectors.g702 import g702, g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers
 from jobcost.services.common import (
@@ -182,6 +183,25 @@ def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> N
     )
 
 
+def scheduled_value_breach(line: PayAppLine) -> str | None:
+    """The G703 rule for one row, as entered: total completed and stored to date (G = D
+    previous + E this period + F materials stored) stays between zero and the row's
+    scheduled value C (for a deductive change-order row, C is negative and the range runs the
+    other way). Returns the refusal in the accountant's words and dollars, or None when the
+    row keeps to it. The one place of the rule: `pay_app_update` refuses with it and the back
+    office's G703 grid flags every line with it."""
+    total = line.previous + line.this_period + line.materials_stored
+    low, high = sorted((0, line.scheduled_value))
+    if low <= total <= high:
+        return None
+    where = "more than its scheduled value" if total > high else "less than"
+    bound = format_dollars(high if total > high else low)
+    return (
+        f"Line {line.item}: completed and stored to date would be {format_dollars(total)}, "
+        f"{where} {bound}."
+    )
+
+
 def _lock_draft(pay_app_id: str) -> PayApp:
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
@@ -226,12 +246,10 @@ def pay_app_update(
             before = (row.this_period, row.materials_stored)
             row.this_period = entry.get("this_period", row.this_period)
             row.materials_stored = entry.get("materials_stored", row.materials_stored)
-            total = row.total_completed_and_stored
-            low, high = sorted((0, row.scheduled_value))
-            if not low <= total <= high:
+            breach = scheduled_value_breach(row)
+            if breach:
                 raise ValidationFailed(
-                    f"Line {row.item}: previous + this_period + materials_stored = {total} "
-                    f"cents, outside 0 to the scheduled value {row.scheduled_value}.",
+                    breach,
                     code="exceeds_scheduled_value",
                     param=f"lines[{index}]",
                     object_id=pay_app.pk,
@@ -283,10 +301,13 @@ def previous_certificates(pay_app: PayApp) -> int:
 
 
 @transaction.atomic
-def pay_app_submit(*, pay_app_id: str, allow_missing_waivers: bool = False) -> PayApp:
+def pay_app_submit(
+    *, pay_app_id: str, allow_missing_waivers: bool = False, reason: str = ""
+) -> PayApp:
     """draft → submitted; locks the period. With waivers missing for the period, 422
     `lien_waivers_missing` naming the vendors, unless `allow_missing_waivers`: then the
-    override and the missing vendors are recorded on the audit trail."""
+    override, the missing vendors and the `reason` given for it (the back office asks for
+    one) are recorded on the audit trail. Emits audit `submitted` (and `waiver_override`)."""
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
     if pay_app.status != S.DRAFT:
@@ -304,6 +325,8 @@ def pay_app_submit(*, pay_app_id: str, allow_missing_waivers: bool = False) -> P
                 object_id=pay_app.pk,
             )
         note = f"Submitted with lien waivers missing (override) from: {names}."
+        if reason.strip():
+            note = f"{note} Reason: {reason.strip()}"
     figures = _figures(pay_app)
     pay_app.status = S.SUBMITTED
     pay_app.submitted_at = timezone.now()

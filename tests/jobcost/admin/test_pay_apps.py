@@ -9,6 +9,7 @@ bills 500,000 / 1,500,000 / 400,000 stored on item 3 / 200,000 on CO-001.
 
 import datetime
 import re
+from decimal import Decimal
 
 import pytest
 from django.db import connection
@@ -63,12 +64,19 @@ def _api(account) -> Api:
     return Api(secret)
 
 
-def _act(web, action, *pay_apps, **extra):
-    return web.post(
-        LIST,
-        {"action": action, "_selected_action": [p.pk for p in pay_apps], **extra},
-        follow=True,
+def _act(web, action, *pay_apps, confirm=True, reason=None):
+    """Run a changelist action; each shows a confirmation page first, which is confirmed
+    (with `reason`) unless `confirm` is False (then the page is returned)."""
+    page = web.post(
+        LIST, {"action": action, "_selected_action": [p.pk for p in pay_apps]}, follow=True
     )
+    if not confirm or 'id="reason_form"' not in page.content.decode():
+        return page
+    assert "Confirm" in text(page)
+    data = form_data(page, "reason_form")
+    if reason is not None:
+        data["reason"] = reason
+    return web.post(LIST, data, follow=True)
 
 
 def _series(job):
@@ -133,9 +141,10 @@ def test_change_page_shows_the_g702_the_api_returns(web, money):
 
 
 def _g703(page) -> dict[str, list[str]]:
-    """The G703 inline's rows: item → [C, D, E, F, G, G/C, H, I] as shown."""
+    """The G703 grid's rows: item → [C, D, E, F, G, G/C, H, I] as shown (an entry box of a
+    draft reads as the dollars it holds)."""
     body = page.content.decode()
-    body = body[body.index("G703 continuation sheet") :]
+    body = body[body.index('id="g703-grid"') :]
     columns = [
         "scheduled_value",
         "previous",
@@ -147,17 +156,22 @@ def _g703(page) -> dict[str, list[str]]:
         "retainage",
     ]
     rows = {}
-    for row in re.findall(r'<tr class="form-row[^"]*"[^>]*>(.*?)</tr>', body, re.S):
+    for item, row in re.findall(
+        r'<tr data-code="[^"]*" data-item="([^"]*)"[^>]*>(.*?)</tr>', body, re.S
+    ):
 
         def cell(name, row=row):
-            found = re.search(rf'<td class="field-{name}_?\w*">(.*?)</td>', row, re.S)
+            found = re.search(rf'<td[^>]*data-column="{name}">(.*?)</td>', row, re.S)
+            entry = re.search(r'<input class="money"[^>]*value="([^"]*)"', found.group(1))
+            if entry:
+                return dollars(int(Decimal(entry.group(1)) * 100))
             return re.sub(r"<[^>]+>", "", found.group(1)).strip()
 
-        rows[cell("item")] = [cell(f"{name}_display") for name in columns]
+        rows[item] = [cell(name) for name in columns]
     return rows
 
 
-def test_the_g703_inline_shows_every_column_in_dollars(web, money):
+def test_the_g703_grid_shows_every_column_in_dollars(web, money):
     _first, second, co = _series(money)
 
     rows = _g703(web.get(admin_url(second)))
@@ -230,9 +244,7 @@ def test_list_shows_the_api_figures_and_missing_waivers(web, money):
     assert "2026-02-01 – 2026-02-28" in page
     assert 'field-waivers_missing">1<' in web.get(LIST).content.decode()
     detail = web.get(admin_url(second))
-    assert readonly(detail, "lien_waivers_missing_display") == (
-        f"Acme Concrete ({money.vendor.pk})"
-    )
+    assert readonly(detail, "lien_waivers_missing_display") == "Acme Concrete"
     by_status = text(web.get(LIST, {"status__exact": "approved"}))
     assert "2026-01-01 – 2026-01-31" in by_status and "2026-02-01" not in by_status
 
@@ -273,8 +285,8 @@ def test_submit_refuses_missing_waivers_with_the_service_message(web, money):
     assert messages_of(response) == [
         (
             "error",
-            f"{pay_app}: Lien waivers for this period are missing from: Acme Concrete "
-            f"({money.vendor.pk}). Record them, or submit with allow_missing_waivers: true.",
+            f"{pay_app}: Lien waivers for this period are missing from: Acme Concrete. Record "
+            "them, or use “Submit over missing waivers” and give the reason.",
         )
     ]
     pay_app.refresh_from_db()
@@ -290,10 +302,21 @@ def test_submit_override_lands_on_the_audit_trail_as_the_user(web, money):
     pay_app = _waiver_pending(money)
     pay_app_update(pay_app_id=pay_app.pk, lines=[{"item": "2", "this_period": 300_000}])
 
-    response = _act(web, "submit_overriding_waivers", pay_app)
+    asked = _act(web, "submit_overriding_waivers", pay_app, confirm=False)
+    assert "Submit pay apps over missing lien waivers" in text(asked)
+    blank = _act(web, "submit_overriding_waivers", pay_app, reason=" ")
+    assert errors_of(blank) == ["This field is required."]
+    pay_app.refresh_from_db()
+    assert pay_app.status == "draft"
+
+    response = _act(web, "submit_overriding_waivers", pay_app, reason="Waiver promised Monday.")
 
     assert messages_of(response) == [
-        ("success", f"{pay_app}: submitted (missing lien waivers overridden).")
+        (
+            "success",
+            f"{pay_app}: submitted to the owner over missing lien waivers; the reason is on "
+            "the audit trail.",
+        )
     ]
     pay_app.refresh_from_db()
     assert pay_app.status == "submitted"
@@ -303,6 +326,7 @@ def test_submit_override_lands_on_the_audit_trail_as_the_user(web, money):
     )
     note = (
         f"Submitted with lien waivers missing (override) from: Acme Concrete ({money.vendor.pk})."
+        " Reason: Waiver promised Monday."
     )
     entries = AuditEntry.objects.filter(
         target_id=pay_app.pk, action__in=["submitted", "waiver_override"]
@@ -326,11 +350,15 @@ def test_submit_approve_and_mark_paid_follow_the_status_machine(web, money):
     assert messages_of(_act(web, "approve", pay_app)) == [
         ("error", f"{pay_app}: Cannot approve a pay app that is draft.")
     ]
-    assert messages_of(_act(web, "submit", pay_app)) == [("success", f"{pay_app}: submitted.")]
+    assert messages_of(_act(web, "submit", pay_app)) == [
+        ("success", f"{pay_app}: submitted to the owner.")
+    ]
     assert messages_of(_act(web, "mark_paid", pay_app)) == [
         ("error", f"{pay_app}: Cannot mark paid a pay app that is submitted.")
     ]
-    assert messages_of(_act(web, "approve", pay_app)) == [("success", f"{pay_app}: approved.")]
+    assert messages_of(_act(web, "approve", pay_app)) == [
+        ("success", f"{pay_app}: approved (certified by the owner).")
+    ]
     assert messages_of(_act(web, "mark_paid", pay_app)) == [("success", f"{pay_app}: marked paid.")]
     pay_app.refresh_from_db()
     assert pay_app.status == "paid" and pay_app.paid_at is not None
@@ -355,7 +383,7 @@ def test_reject_asks_for_a_reason_first(web, money):
     pay_app = make_pay_app(money.project, "2026-01-01", "2026-01-31", status="submitted")
     audit_before = AuditEntry.objects.count()
 
-    page = _act(web, "reject", pay_app)
+    page = _act(web, "reject", pay_app, confirm=False)
 
     assert page.status_code == 200
     assert "Reject pay apps" in text(page)
@@ -388,7 +416,7 @@ def test_reject_asks_for_a_reason_first(web, money):
 
 def test_reject_refuses_a_draft_with_the_service_message(web, money):
     pay_app = make_pay_app(money.project, "2026-01-01", "2026-01-31")
-    data = form_data(_act(web, "reject", pay_app), "reason_form")
+    data = form_data(_act(web, "reject", pay_app, confirm=False), "reason_form")
     audit_before = AuditEntry.objects.count()
 
     response = web.post(LIST, {**data, "reason": "No."}, follow=True)

@@ -12,6 +12,7 @@ role do through the API.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -182,6 +183,34 @@ def _one_of(model, model_admin, ids: set[str]):
     return model._default_manager.filter(pk__in=ids).first()
 
 
+# Values for the other parts of an admin's own object URLs (e.g. a pay app's confirmation).
+URL_PARTS = {"transition": ["submit", "submit-over-waivers", "approve", "reject", "mark-paid"]}
+
+
+def _walk_object_pages(client: Client, model_admin, theirs, may_view: bool, hidden: set[str]):
+    """Every page an admin adds for one object (PDF, G703 grid, confirmations, …), opened
+    and posted on another account's object: 404 (403 when the model is not viewable at
+    all), nothing leaks and nothing changes."""
+    standard = ("_change", "_history", "_delete")
+    for pattern in model_admin.get_urls():
+        converters = getattr(pattern.pattern, "converters", {})
+        if not pattern.name or "object_id" not in converters or pattern.name.endswith(standard):
+            continue
+        others = [name for name in converters if name != "object_id"]
+        choices = [URL_PARTS[name] for name in others] or [[None]]
+        for values in itertools.product(*choices):
+            kwargs = {"object_id": quote(theirs.pk)}
+            pairs = zip(others, values, strict=False)
+            kwargs.update({name: value for name, value in pairs if value})
+            url = reverse(f"admin:{pattern.name}", kwargs=kwargs)
+            expected = {404} if may_view else {403, 404}
+            before = _snapshot()
+            for response in (client.get(url), client.post(url, {"reason": "Because"})):
+                assert response.status_code in expected, (url, response.status_code)
+                assert not _leaks(response, hidden), url
+            assert _snapshot() == before, url
+
+
 def _walk(client: Client, membership: Membership | None, mine: set[str], hidden: set[str]):
     """Open every admin URL as the client's user; return the refused actions run."""
     for model, model_admin in admin.site._registry.items():
@@ -215,6 +244,7 @@ def _walk(client: Client, membership: Membership | None, mine: set[str], hidden:
                 expected = {404} if may_view else {403, 404}
                 assert response.status_code in expected, (url, response.status_code)
                 assert not _leaks(response, hidden), url
+            _walk_object_pages(client, model_admin, theirs, may_view, hidden)
         own = _one_of(model, model_admin, mine)
         if own is not None:
             url = reverse(f"{name}_change", args=[quote(own.pk)])

@@ -1,0 +1,331 @@
+"""The month's billing on the draft pay app's page: the G703 entry grid and the transitions,
+each behind a confirmation page (docs/backoffice/pay-apps.md).
+
+- The grid (`G703Grid`) takes this period's work (E) and materials presently stored (F) per
+  line in dollars. Saving sends the changed lines to `services.pay_apps.pay_app_update`, the
+  service behind `PATCH /v1/pay-apps/{id}`, in one transaction; every line past its scheduled
+  value is flagged on its row by the service's own rule (`scheduled_value_breach`) and nothing
+  is written. The page then shows the stored G702, never one computed from refused input.
+- `TRANSITIONS` lists what the page offers (submit, submit over missing waivers, approve,
+  reject, mark paid): its button, the API action its role rule is (`policy.authorize`), the
+  statuses it applies to, whether a reason is asked and the service it calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django import forms
+from django.db import transaction
+
+from jobcost.admin.base import REFUSALS
+from jobcost.admin.display import dollars, percent
+from jobcost.admin.fields import DollarsField
+from jobcost.api.errors import ValidationFailed, translate
+from jobcost.models import PayApp, PayAppLine, PayAppStatus
+from jobcost.money import MONEY_MAX
+from jobcost.selectors.g702 import g703_row
+from jobcost.selectors.lien_waivers import vendors_missing_waivers, waivers_missing
+from jobcost.services import pay_apps
+
+S = PayAppStatus
+
+
+class G703LineForm(forms.Form):
+    """One G703 row's entries: E this period and F materials presently stored, in dollars.
+    Negative amounts are allowed (a deductive change-order row, a correction); the row's
+    range is the service's rule."""
+
+    item = forms.CharField(widget=forms.HiddenInput, max_length=40)
+    work_this_period = DollarsField(min_value=-MONEY_MAX, label="E This period")
+    materials_stored = DollarsField(min_value=-MONEY_MAX, label="F Materials presently stored")
+
+
+G703Formset = forms.formset_factory(G703LineForm, extra=0, max_num=1000, absolute_max=1000)
+
+
+def pay_app_lines(pay_app: PayApp) -> list[PayAppLine]:
+    """The pay app's G703 rows in order, with their cost codes (one query)."""
+    return list(pay_app.lines.select_related("cost_code", "change_order").order_by("position"))
+
+
+@dataclass
+class GridRow:
+    """A G703 row as the page shows it: the stored line, its computed columns, its form (on
+    a draft the user may edit) and the refusal flagged on it."""
+
+    line: PayAppLine
+    code: str
+    label: str
+    row: object
+    form: G703LineForm | None
+    error: str | None = None
+
+
+class G703Grid:
+    """The G703 of one pay app for the page: rows, totals and (when editable) the formset.
+
+    `data` is the POST of a save (None to show the stored entries). `save()` runs the service
+    and returns True when the entries were written."""
+
+    def __init__(self, pay_app: PayApp, *, editable: bool, data=None) -> None:
+        self.pay_app = pay_app
+        self.editable = editable and pay_app.status == S.DRAFT
+        self.lines = pay_app_lines(pay_app)
+        initial = [
+            {
+                "item": line.item,
+                "work_this_period": line.this_period,
+                "materials_stored": line.materials_stored,
+            }
+            for line in self.lines
+        ]
+        self.formset = G703Formset(data, initial=initial, prefix="g703") if self.editable else None
+        self.errors: dict[str, str] = {}
+        self.message: str | None = None
+
+    def save(self) -> bool:
+        """Validate the typed amounts, flag every line past its scheduled value, then send
+        the changed lines to `pay_app_update` in one transaction. False (nothing written)
+        when any line is refused; the refusals are on their rows."""
+        if self.formset is None or not self.formset.is_valid():
+            return False
+        by_item = {line.item: line for line in self.lines}
+        entries = []
+        for form in self.formset.forms:
+            data = form.cleaned_data
+            line = by_item.get(data.get("item"))
+            if line is None:
+                self.message = "The pay app's lines changed while you were typing; reload it."
+                return False
+            entry = PayAppLine(
+                item=line.item,
+                scheduled_value=line.scheduled_value,
+                previous=line.previous,
+                this_period=data["work_this_period"],
+                materials_stored=data["materials_stored"],
+            )
+            breach = pay_apps.scheduled_value_breach(entry)
+            if breach:
+                self.errors[line.item] = breach
+            if (entry.this_period, entry.materials_stored) != (
+                line.this_period,
+                line.materials_stored,
+            ):
+                entries.append(
+                    {
+                        "item": line.item,
+                        "this_period": entry.this_period,
+                        "materials_stored": entry.materials_stored,
+                    }
+                )
+        if self.errors:
+            return False
+        if not entries:
+            self.message = "Nothing changed."
+            return True
+        try:
+            with transaction.atomic():
+                pay_apps.pay_app_update(pay_app_id=self.pay_app.pk, lines=entries)
+        except REFUSALS as exc:
+            error = translate(exc)
+            index = _line_index(error.param)
+            if index is not None and index < len(entries):
+                self.errors[entries[index]["item"]] = error.message
+            else:
+                self.message = error.message
+            return False
+        return True
+
+    def rows(self) -> list[GridRow]:
+        """The rows in order, each with its form and refusal."""
+        forms_by_item = {}
+        if self.formset is not None:
+            for form in self.formset.forms:
+                item = form["item"].value()
+                forms_by_item[item] = form
+        result = []
+        for line in self.lines:
+            code = line.cost_code.code if line.cost_code_id else line.item
+            name = line.cost_code.name if line.cost_code_id else line.description
+            result.append(
+                GridRow(
+                    line=line,
+                    code=code,
+                    label=f"{code} {name}",
+                    row=_display_row(line, self.pay_app),
+                    form=forms_by_item.get(line.item),
+                    error=self.errors.get(line.item),
+                )
+            )
+        return result
+
+    def totals(self) -> dict[str, str]:
+        """The stored totals of the money columns, in dollars."""
+        rows = [g703_row(line, self.pay_app.retainage_pct) for line in self.lines]
+        names = (
+            "scheduled_value",
+            "previous",
+            "this_period",
+            "materials_stored",
+            "total_completed_and_stored",
+            "balance_to_finish",
+            "retainage",
+        )
+        return {name: dollars(sum(getattr(row, name) for row in rows)) for name in names}
+
+
+def _display_row(line: PayAppLine, pay_app: PayApp) -> dict[str, str]:
+    row = g703_row(line, pay_app.retainage_pct)
+    return {
+        "scheduled_value": dollars(row.scheduled_value),
+        "previous": dollars(row.previous),
+        "this_period": dollars(row.this_period),
+        "materials_stored": dollars(row.materials_stored),
+        "total_completed_and_stored": dollars(row.total_completed_and_stored),
+        "percent_complete": percent(row.percent_complete),
+        "balance_to_finish": dollars(row.balance_to_finish),
+        "retainage": dollars(row.retainage),
+    }
+
+
+def _line_index(param: str | None) -> int | None:
+    """`lines[3]` or `lines[3].item` → 3."""
+    if not param or not param.startswith("lines["):
+        return None
+    number = param[len("lines[") :].split("]", 1)[0]
+    return int(number) if number.isdigit() else None
+
+
+def submit(pay_app: PayApp) -> PayApp:
+    """`pay_app_submit` without the override; its refusal for missing lien waivers is told
+    in the back office's words (the vendors by name, and the button that overrides)."""
+    try:
+        return pay_apps.pay_app_submit(pay_app_id=pay_app.pk)
+    except ValidationFailed as exc:
+        if exc.code != "lien_waivers_missing":
+            raise
+        names = ", ".join(vendor.name for vendor in vendors_missing_waivers(pay_app))
+        raise ValidationFailed(
+            f"Lien waivers for this period are missing from: {names}. Record them, or use "
+            "“Submit over missing waivers” and give the reason.",
+            code=exc.code,
+            object_id=pay_app.pk,
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A button on the pay app's page and its confirmation page.
+
+    `slug` is its URL part, `label` the button, `action` the API action whose role rule
+    applies (`policy.authorize` on `pay-apps`), `statuses` where it is offered, `reason`
+    whether a reason is asked (None: not asked; True: required), `explain` what the
+    confirmation page says will happen and `run(pay_app, reason)` the service call."""
+
+    slug: str
+    label: str
+    action: str
+    statuses: tuple[str, ...]
+    reason: bool | None
+    explain: str
+    run: Callable[[PayApp, str], PayApp]
+    done: str
+    needs_missing_waivers: bool = False
+
+
+TRANSITIONS = (
+    Transition(
+        slug="submit",
+        label="Submit",
+        action="submit",
+        statuses=(S.DRAFT,),
+        reason=None,
+        explain=(
+            "The application goes to the owner as it stands: its period is locked and its "
+            "figures are certified as shown. It is refused while lien waivers for the period "
+            "are missing."
+        ),
+        run=lambda pay_app, reason: submit(pay_app),
+        done="Submitted to the owner.",
+    ),
+    Transition(
+        slug="submit-over-waivers",
+        label="Submit over missing waivers",
+        action="submit",
+        statuses=(S.DRAFT,),
+        reason=True,
+        explain=(
+            "The application goes to the owner although the lien waivers below have not been "
+            "received. The override, the vendors and your reason are recorded on the audit "
+            "trail."
+        ),
+        run=lambda pay_app, reason: pay_apps.pay_app_submit(
+            pay_app_id=pay_app.pk, allow_missing_waivers=True, reason=reason
+        ),
+        done="Submitted to the owner over missing lien waivers; the reason is on the audit trail.",
+        needs_missing_waivers=True,
+    ),
+    Transition(
+        slug="approve",
+        label="Approve",
+        action="approve",
+        statuses=(S.SUBMITTED,),
+        reason=None,
+        explain="The owner certified the application: it becomes the previous certificate "
+        "of the next one.",
+        run=lambda pay_app, reason: pay_apps.pay_app_approve(pay_app_id=pay_app.pk),
+        done="Approved (certified by the owner).",
+    ),
+    Transition(
+        slug="reject",
+        label="Reject",
+        action="reject",
+        statuses=(S.SUBMITTED,),
+        reason=True,
+        explain="The owner sent the application back: it returns to draft and its period "
+        "opens again for corrections. The owner's reason is kept on the pay app.",
+        run=lambda pay_app, reason: pay_apps.pay_app_reject(pay_app_id=pay_app.pk, reason=reason),
+        done="Rejected back to draft.",
+    ),
+    Transition(
+        slug="mark-paid",
+        label="Mark paid",
+        action="mark_paid",
+        statuses=(S.APPROVED,),
+        reason=None,
+        explain="The owner's payment of the current payment due was received.",
+        run=lambda pay_app, reason: pay_apps.pay_app_mark_paid(pay_app_id=pay_app.pk),
+        done="Marked paid.",
+    ),
+)
+TRANSITIONS_BY_SLUG = {t.slug: t for t in TRANSITIONS}
+
+
+def offered(pay_app: PayApp, transition: Transition, missing_count: int) -> bool:
+    """Whether the page offers `transition` for the pay app as it is."""
+    if pay_app.status not in transition.statuses:
+        return False
+    if transition.needs_missing_waivers:
+        return missing_count > 0
+    return True
+
+
+def missing_waivers_of(pay_app: PayApp) -> list:
+    """The lien waivers the pay app's period still misses, with their vendors, by vendor."""
+    return list(
+        waivers_missing(pay_app).select_related("vendor").order_by("vendor__name", "through_date")
+    )
+
+
+class ReasonForm(forms.Form):
+    """The reason a confirmation asks for."""
+
+    reason = forms.CharField(
+        label="Reason", widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000
+    )
+
+    def __init__(self, *args, required: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = required
