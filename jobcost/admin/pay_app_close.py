@@ -13,7 +13,6 @@ each behind a confirmation page (docs/backoffice/pay-apps.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django import forms
@@ -22,6 +21,7 @@ from django.db import transaction
 from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
+from jobcost.admin.transitions import Transition
 from jobcost.api.errors import ValidationFailed, translate
 from jobcost.models import PayApp, PayAppLine, PayAppStatus
 from jobcost.money import MONEY_MAX
@@ -215,24 +215,8 @@ def submit(pay_app: PayApp) -> PayApp:
         ) from exc
 
 
-@dataclass(frozen=True)
-class Transition:
-    """A button on the pay app's page and its confirmation page.
-
-    `slug` is its URL part, `label` the button, `action` the API action whose role rule
-    applies (`policy.authorize` on `pay-apps`), `statuses` where it is offered, `reason`
-    whether a reason is asked (None: not asked; True: required), `explain` what the
-    confirmation page says will happen and `run(pay_app, reason)` the service call."""
-
-    slug: str
-    label: str
-    action: str
-    statuses: tuple[str, ...]
-    reason: bool | None
-    explain: str
-    run: Callable[[PayApp, str], PayApp]
-    done: str
-    needs_missing_waivers: bool = False
+def _has_missing_waivers(pay_app: PayApp) -> bool:
+    return waivers_missing(pay_app).exists()
 
 
 TRANSITIONS = (
@@ -265,7 +249,7 @@ TRANSITIONS = (
             pay_app_id=pay_app.pk, allow_missing_waivers=True, reason=reason
         ),
         done="Submitted to the owner over missing lien waivers; the reason is on the audit trail.",
-        needs_missing_waivers=True,
+        offered=_has_missing_waivers,
     ),
     Transition(
         slug="approve",
@@ -303,29 +287,8 @@ TRANSITIONS = (
 TRANSITIONS_BY_SLUG = {t.slug: t for t in TRANSITIONS}
 
 
-def offered(pay_app: PayApp, transition: Transition, missing_count: int) -> bool:
-    """Whether the page offers `transition` for the pay app as it is."""
-    if pay_app.status not in transition.statuses:
-        return False
-    if transition.needs_missing_waivers:
-        return missing_count > 0
-    return True
-
-
 def missing_waivers_of(pay_app: PayApp) -> list:
     """The lien waivers the pay app's period still misses, with their vendors, by vendor."""
     return list(
         waivers_missing(pay_app).select_related("vendor").order_by("vendor__name", "through_date")
     )
-
-
-class ReasonForm(forms.Form):
-    """The reason a confirmation asks for."""
-
-    reason = forms.CharField(
-        label="Reason", widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000
-    )
-
-    def __init__(self, *args, required: bool, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["reason"].required = required

@@ -15,14 +15,11 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.admin.widgets import AdminDateWidget
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.http import Http404, HttpResponseRedirect
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from jobcost.admin.base import (
-    REFUSALS,
     ServiceAdmin,
     ServiceForm,
     TransitionActions,
@@ -35,11 +32,9 @@ from jobcost.admin.pay_app_close import (
     TRANSITIONS,
     TRANSITIONS_BY_SLUG,
     G703Grid,
-    ReasonForm,
     missing_waivers_of,
-    offered,
 )
-from jobcost.api.errors import translate
+from jobcost.admin.transitions import TransitionPages
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
@@ -115,7 +110,7 @@ def figure(name: str, description: str):
 
 
 @admin.register(PayApp)
-class PayAppAdmin(TransitionActions, ServiceAdmin):
+class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
     """Owner billings: created here, read with their G702/G703, moved by actions."""
 
     policy_basename = "pay-apps"
@@ -221,6 +216,7 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         return format_html('<a class="button" href="{}">Download PDF</a>', url)
 
     change_form_template = "admin/jobcost/payapp/change_form.html"
+    transitions = TRANSITIONS
 
     def get_urls(self):
         pdf = path(
@@ -233,12 +229,7 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
             self.admin_site.admin_view(self.g703_view),
             name="jobcost_payapp_g703",
         )
-        confirm = path(
-            "<path:object_id>/confirm/<slug:transition>/",
-            self.admin_site.admin_view(self.transition_view),
-            name="jobcost_payapp_transition",
-        )
-        return [pdf, g703, confirm, *super().get_urls()]
+        return [pdf, g703, *super().get_urls()]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """Django's view-only page plus the G703 grid and the transition buttons."""
@@ -252,22 +243,7 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         context["g703_rows"] = grid.rows()
         context["g703_totals"] = grid.totals()
         context["g703_url"] = reverse("admin:jobcost_payapp_g703", args=[quote(pay_app.pk)])
-        context["transition_buttons"] = self._transition_buttons(request, pay_app)
         return super().change_view(request, object_id, form_url, context)
-
-    def _transition_buttons(self, request, pay_app: PayApp) -> list[dict]:
-        missing = len(pay_app_missing_waivers(pay_app))
-        return [
-            {
-                "label": transition.label,
-                "url": reverse(
-                    "admin:jobcost_payapp_transition",
-                    args=[quote(pay_app.pk), transition.slug],
-                ),
-            }
-            for transition in TRANSITIONS
-            if offered(pay_app, transition, missing) and self._may(request, transition.action)
-        ]
 
     def g703_view(self, request, object_id):
         """POST of the G703 grid: entries through `pay_app_update`; back to the page."""
@@ -292,55 +268,34 @@ class PayAppAdmin(TransitionActions, ServiceAdmin):
         request.method = "GET"
         return self.change_view(request, object_id, extra_context={"g703": grid})
 
-    def transition_view(self, request, object_id, transition):
-        """A transition's confirmation page: GET shows what will happen, POST does it."""
-        pay_app = self.get_object(request, unquote(object_id))
-        step = TRANSITIONS_BY_SLUG.get(transition)
-        if pay_app is None or step is None:
-            raise Http404("No such pay app.")
-        if not self._may(request, step.action):
-            raise PermissionDenied
-        object_url = reverse("admin:jobcost_payapp_change", args=[quote(pay_app.pk)])
-        asks = step.reason is not None
-        form = ReasonForm(request.POST or None, required=bool(step.reason)) if asks else None
-        refusal = None
-        if request.method == "POST" and (form is None or form.is_valid()):
-            reason = form.cleaned_data["reason"] if form is not None else ""
-            try:
-                with transaction.atomic():
-                    step.run(pay_app, reason)
-            except REFUSALS as exc:
-                refusal = translate(exc).message
-            else:
-                self.message_user(
-                    request, f"Pay app #{pay_app.number}: {step.done}", messages.SUCCESS
-                )
-                return HttpResponseRedirect(object_url)
+    def transition_figures(self, pay_app: PayApp) -> list[tuple[str, str]]:
         figures = _figures(pay_app)
-        missing = missing_waivers_of(pay_app) if step.needs_missing_waivers else []
-        for waiver in missing:
-            waiver.amount_dollars = dollars(waiver.amount)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"{step.label}: pay app #{pay_app.number}",
-            "object": pay_app,
-            "object_url": object_url,
-            "transition": step,
-            "form": form or {},
-            "refusal": refusal,
-            "missing_waivers": missing,
-            "figures": [
-                (G702_LABELS[name], dollars(getattr(figures, name)))
-                for name in (
-                    "contract_sum_to_date",
-                    "total_completed_and_stored",
-                    "total_retainage",
-                    "current_payment_due",
+        names = (
+            "contract_sum_to_date",
+            "total_completed_and_stored",
+            "total_retainage",
+            "current_payment_due",
+        )
+        return [(G702_LABELS[name], dollars(getattr(figures, name))) for name in names]
+
+    def transition_details(self, pay_app: PayApp, step) -> dict | None:
+        if step.offered is None:
+            return None
+        return {
+            "title": "Lien waivers missing for the period",
+            "id": "missing-waivers",
+            "columns": ("Vendor", "Waiver", "Through", "Amount", "Status"),
+            "rows": [
+                (
+                    waiver.vendor.name,
+                    waiver.get_type_display(),
+                    waiver.through_date,
+                    dollars(waiver.amount),
+                    waiver.get_status_display(),
                 )
+                for waiver in missing_waivers_of(pay_app)
             ],
         }
-        return TemplateResponse(request, "admin/jobcost/confirm_transition.html", context)
 
     def pdf_view(self, request, object_id):
         """The file GET /v1/pay-apps/{id}/pdf serves, for whoever may view this pay app here."""

@@ -28,6 +28,7 @@ from jobcost.models import (
     Project,
     Rfi,
 )
+from jobcost.money import format_dollars
 from jobcost.services.common import (
     check_writable,
     ensure_free,
@@ -64,7 +65,8 @@ def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]
     total = sum(line["amount"] for line in lines)
     if total != amount:
         raise ValidationFailed(
-            f"The lines sum to {total} cents but the change order amount is {amount}.",
+            f"The lines add up to {format_dollars(total)}, but the change order is for "
+            f"{format_dollars(amount)}.",
             code="lines_sum_mismatch",
             param="lines",
         )
@@ -282,7 +284,7 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
     if commitment.remaining + change_order.amount < 0:
         raise ValidationFailed(
             f"This deduction would take commitment {commitment.number} below the "
-            f"{commitment.billed_to_date} cents already billed.",
+            f"{format_dollars(commitment.billed_to_date)} already billed.",
             code="exceeds_commitment",
             param="amount",
             object_id=change_order.pk,

@@ -24,7 +24,7 @@ from jobcost.models import (
     InvoiceStatus,
     Vendor,
 )
-from jobcost.money import percent_of
+from jobcost.money import format_dollars, percent_of
 from jobcost.services.common import (
     check_writable,
     lock,
@@ -42,9 +42,10 @@ S = InvoiceStatus
 
 def _exceeds(commitment: Commitment, amount: int, *, object_id: str | None = None):
     return ValidationFailed(
-        f"Amount {amount} cents exceeds the commitment's remaining balance of "
-        f"{commitment.remaining} cents (revised {commitment.revised_amount}, billed "
-        f"{commitment.billed_to_date}).",
+        f"{format_dollars(amount)} is more than what remains on commitment "
+        f"{commitment.number}: {format_dollars(commitment.remaining)} (revised "
+        f"{format_dollars(commitment.revised_amount)}, billed "
+        f"{format_dollars(commitment.billed_to_date)}).",
         code="exceeds_commitment",
         param="amount",
         object_id=object_id or commitment.pk,
@@ -82,7 +83,8 @@ def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
     total = sum(line["amount"] for line in lines)
     if total != invoice.amount:
         raise ValidationFailed(
-            f"The lines sum to {total} cents but the invoice amount is {invoice.amount}.",
+            f"The lines add up to {format_dollars(total)}, but the invoice is for "
+            f"{format_dollars(invoice.amount)}.",
             code="lines_sum_mismatch",
             param="lines",
             object_id=invoice.pk,

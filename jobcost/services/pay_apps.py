@@ -115,8 +115,9 @@ def pay_app_create(
     scheduled = sum(c.scheduled_value for c in codes)
     if scheduled != project.contract_amount:
         raise ValidationFailed(
-            f"The schedule of values ({scheduled} cents) does not equal the contract amount "
-            f"({project.contract_amount} cents); fix the cost codes' scheduled values.",
+            f"The schedule of values ({format_dollars(scheduled)}) does not equal the contract "
+            f"amount ({format_dollars(project.contract_amount)}); fix the cost codes' scheduled "
+            "values.",
             code="schedule_of_values_unbalanced",
         )
     last = PayApp.objects.filter(project=project).order_by("-number").first()

@@ -122,8 +122,8 @@ def test_add_refuses_more_than_the_commitment_remaining(web, money):
 
     assert response.status_code == 200
     assert errors_of(response) == [
-        "Amount 100001 cents exceeds the commitment's remaining balance of 100000 cents "
-        "(revised 1000000, billed 900000)."
+        f"$1,000.01 is more than what remains on commitment {money.commitment.number}: "
+        "$1,000.00 (revised $10,000.00, billed $9,000.00)."
     ]
     assert list(response.context["adminform"].form.errors) == ["amount"]
     assert not Invoice.objects.filter(number="A-2").exists()
@@ -190,8 +190,8 @@ def test_approve_refuses_past_the_remaining_and_runs_the_others(web, money):
     assert ("success", f"{first}: approved (lien waiver requested).") in shown
     assert (
         "error",
-        f"{second}: Amount 500000 cents exceeds the commitment's remaining balance of 400000 "
-        "cents (revised 1000000, billed 600000).",
+        f"{second}: $5,000.00 is more than what remains on commitment "
+        f"{money.commitment.number}: $4,000.00 (revised $10,000.00, billed $6,000.00).",
     ) in shown
     assert dict(Invoice.objects.values_list("number", "status")) == {
         "A-1": "approved",

@@ -512,8 +512,8 @@ def test_add_refuses_an_unbalanced_schedule_of_values(web, job):
 
     assert response.status_code == 200
     assert errors_of(response) == [
-        "The schedule of values (2000000 cents) does not equal the contract amount "
-        "(840000000 cents); fix the cost codes' scheduled values."
+        "The schedule of values ($20,000.00) does not equal the contract amount "
+        "($8,400,000.00); fix the cost codes' scheduled values."
     ]
     assert not PayApp.objects.exists()
     assert AuditEntry.objects.count() == audit_before
