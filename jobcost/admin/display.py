@@ -47,4 +47,7 @@ def percent(value: Decimal | int | None) -> str:
         return EMPTY
     if isinstance(value, float):
         raise TypeError("Percentages are exact decimals, never floats.")
-    return f"{Decimal(value):.2f}%"
+    value = Decimal(value)
+    if value.is_zero():
+        value = abs(value)  # never "-0.00%"
+    return f"{value:.2f}%"

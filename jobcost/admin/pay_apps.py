@@ -139,8 +139,13 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         ),
         ("G702 application for payment", {"fields": G702_FIELDS}),
         ("Lien waivers", {"fields": ["lien_waivers_missing_display"]}),
-        ("Document", {"fields": ["pdf_download"]}),
-        ("History", {"fields": ["submitted_at", "approved_at", "paid_at", *TIMESTAMPS]}),
+        (
+            "Dates",
+            {
+                "fields": ["submitted_at", "approved_at", "paid_at", *TIMESTAMPS],
+                "classes": ["collapse"],
+            },
+        ),
     )
     change_readonly = tuple(name for _title, box in change_fieldsets for name in box["fields"])
     list_display = (
@@ -210,11 +215,6 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         vendors = Vendor.objects.filter(pk__in=ids).order_by("name", "id")
         return ", ".join(v.name for v in vendors) or "None"
 
-    @admin.display(description="G702/G703 PDF")
-    def pdf_download(self, pay_app: PayApp) -> str:
-        url = reverse("admin:jobcost_payapp_pdf", args=[quote(pay_app.pk)])
-        return format_html('<a class="button" href="{}">Download PDF</a>', url)
-
     change_form_template = "admin/jobcost/payapp/change_form.html"
     transitions = TRANSITIONS
 
@@ -243,6 +243,8 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         context["g703_rows"] = grid.rows()
         context["g703_totals"] = grid.totals()
         context["g703_url"] = reverse("admin:jobcost_payapp_g703", args=[quote(pay_app.pk)])
+        pdf = reverse("admin:jobcost_payapp_pdf", args=[quote(pay_app.pk)])
+        context["object_links"] = [{"label": "Download PDF", "url": pdf}]
         return super().change_view(request, object_id, form_url, context)
 
     def g703_view(self, request, object_id):

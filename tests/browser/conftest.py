@@ -6,7 +6,9 @@ downloads one. Without it the tests skip with a reason, unless `JOBCOST_REQUIRE_
 
 Each test gets `page` (1440×900, a fresh context) and `steps`: `steps.shot("name")` keeps a
 screenshot of the page at that step; when the test fails, every kept step and the page as it
-was at the failure are written under `var/browser/<test>/` for a person to look at.
+was at the failure are written under `var/browser/<test>/` for a person to look at. With
+`JOBCOST_BROWSER_SHOTS=<folder>` every test's steps are written there (pass or fail): that is
+how the README's screenshots in `docs/backoffice/img/` are made.
 """
 
 from __future__ import annotations
@@ -94,11 +96,13 @@ class Steps:
         """Keep a full-page screenshot of the page now, named for the step."""
         self.kept.append((name, self.page.screenshot(full_page=True)))
 
-    def write(self, folder: Path) -> None:
+    def write(self, folder: Path, *, failed: bool = True) -> None:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True, exist_ok=True)
         for number, (name, png) in enumerate(self.kept, start=1):
             (folder / f"{number:02d}-{_slug(name)}.png").write_bytes(png)
+        if not failed:
+            return
         try:
             self.page.screenshot(path=str(folder / "failure.png"), full_page=True)
         except Exception as exc:  # the page may be gone; the kept steps still help
@@ -120,6 +124,9 @@ def page(browser, live_server, request):
     report = getattr(request.node, "report_call", None)
     if report is not None and report.failed:
         page.steps.write(SHOTS / _slug(request.node.name))
+    elif os.environ.get("JOBCOST_BROWSER_SHOTS") and page.steps.kept:
+        folder = Path(os.environ["JOBCOST_BROWSER_SHOTS"]) / _slug(request.node.name)
+        page.steps.write(folder, failed=False)
     context.close()
 
 
