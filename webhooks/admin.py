@@ -26,6 +26,7 @@ from jobcost.admin.base import (
     run_each,
 )
 from jobcost.admin.display import EMPTY
+from jobcost.admin.queue_filters import EndpointAttentionFilter
 from webhooks import services
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import EndpointStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -124,6 +125,7 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
     list_select_related = ("account",)
     list_filter = (
         "status",
+        EndpointAttentionFilter,
         "disabled_reason",
         ("deleted_at", admin.EmptyFieldListFilter),
         "account",

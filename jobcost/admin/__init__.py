@@ -4,6 +4,8 @@ Importing this package registers every job-cost model; see `base.ServiceAdmin` f
 and actions go through `jobcost.services`.
 """
 
+from django.contrib import admin
+
 from jobcost.admin import (
     accounts,
     agent_actions,
@@ -33,3 +35,10 @@ __all__ = [
     "projects",
     "rfis",
 ]
+
+# The home page is the job's dashboard (`dashboard.py`, rendered by the template tag
+# `backoffice_dashboard`), above Django's list of sections.
+admin.site.site_header = "Job cost back office"
+admin.site.site_title = "Job cost"
+admin.site.index_title = "Dashboard"
+admin.site.index_template = "admin/jobcost/dashboard.html"

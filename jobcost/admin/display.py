@@ -34,6 +34,15 @@ def dollars(cents: int | Decimal | None, currency: str = "usd") -> str:
     return f"{sign}{amount} {currency.upper()}"
 
 
+def accounting(cents: int | Decimal | None, currency: str = "usd") -> str:
+    """A money column's figure: `dollars`, with a negative amount in parentheses as
+    accountants write it (`-123450` → `($1,234.50)`); None → `—`."""
+    if cents is None:
+        return EMPTY
+    text = dollars(cents, currency)
+    return f"({text[1:]})" if text.startswith("-") else text
+
+
 def plain_dollars(cents: int) -> str:
     """`840000000` → `8400000.00`: the editable form of an amount (no `$`, no separators)."""
     sign = "-" if cents < 0 else ""

@@ -21,6 +21,7 @@ from jobcost.admin.base import (
     visible_queryset,
 )
 from jobcost.admin.fields import LabelledChoiceField, with_account
+from jobcost.admin.queue_filters import OverdueRfiFilter
 from jobcost.models import ChangeOrder, Project, Rfi, RfiStatus
 from jobcost.selectors import visible
 from jobcost.services import rfis
@@ -106,7 +107,7 @@ class RfiAdmin(ServiceAdmin):
     list_display = ("number", "subject", "project", "status", "due_date", "cost_impact")
     list_display_links = ("number", "subject")
     list_select_related = ("project",)
-    list_filter = ("status", "project", "cost_impact")
+    list_filter = ("status", OverdueRfiFilter, "project", "cost_impact")
     search_fields = ("number", "subject", "question", "=id")
     ordering = ("project__number", "number")
     actions = ("close",)
