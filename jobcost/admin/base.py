@@ -268,9 +268,14 @@ class ServiceForm(forms.ModelForm):
                 )
         except REFUSALS as exc:
             self.saved_object = None
-            error = translate(exc)
-            field = self.service_admin.param_fields.get(error.param, error.param)
-            self.add_error(field if field in self.fields else None, error.message)
+            self.place_refusal(translate(exc))
+
+    def place_refusal(self, error: ApiError) -> None:
+        """Show the service's refusal next to the field its `param` names (through the
+        admin's `param_fields`), else above the form. Forms with rows of their own (lines)
+        override this to put `lines[i]…` refusals on the row."""
+        field = self.service_admin.param_fields.get(error.param, error.param)
+        self.add_error(field if field in self.fields else None, error.message)
 
 
 class ServiceAdmin(TenantAdmin):

@@ -1,10 +1,13 @@
-"""Change orders: view-only in the back office, moved through `services.change_orders`.
+"""Change orders in the back office, through `services.change_orders`
+(docs/backoffice/change-orders.md).
 
-A change order's lines must sum to its amount, which a single admin form cannot check
-before the service runs; drafts are therefore created and edited through the API
-(`POST/PATCH /v1/change-orders`). Here they are listed and read (lines inline, in dollars),
-and submit / approve / reject (with an optional reason) / void are actions calling the same
-services as `POST /v1/change-orders/{id}/submit|approve|reject|void`.
+A draft is created and edited here with its lines in one form (`change_order_forms`), saved by
+one call of `change_order_create` / `change_order_update` (the services behind
+`POST/PATCH /v1/change-orders`), so a refusal — the lines not adding up to the amount, a cost
+code of another project — writes nothing and is shown at the lines. Submitted, approved,
+rejected and void change orders are view-only. Submit, approve, reject (with an optional
+reason) and void are buttons on the change order's page, each behind a confirmation page
+(`transitions.TransitionPages`), and actions of the list.
 """
 
 from __future__ import annotations
@@ -13,24 +16,86 @@ from django.contrib import admin
 from django.db.models import F
 
 from jobcost.admin.base import (
-    ReadOnlyAdmin,
     ReadOnlyInline,
+    ServiceAdmin,
     TransitionActions,
     change_link,
     money_column,
-    run_each,
     run_each_with_reason,
     visible_queryset,
 )
-from jobcost.models import ChangeOrder, ChangeOrderLine, PayApp
+from jobcost.admin.change_order_forms import ChangeOrderAddForm, ChangeOrderForm
+from jobcost.admin.display import dollars
+from jobcost.admin.transitions import Transition, TransitionPages
+from jobcost.models import ChangeOrder, ChangeOrderKind, ChangeOrderLine, ChangeOrderStatus, PayApp
 from jobcost.selectors import visible
 from jobcost.services import change_orders
 
+S = ChangeOrderStatus
 TIMESTAMPS = ("created_at", "updated_at")
+DATES = (
+    "submitted_at",
+    "approved_at",
+    "approved_by",
+    "rejected_at",
+    "rejection_reason",
+    "voided_at",
+    *TIMESTAMPS,
+)
+
+TRANSITIONS = (
+    Transition(
+        slug="submit",
+        label="Submit",
+        action="submit",
+        statuses=(S.DRAFT,),
+        reason=None,
+        explain="The change order goes for approval as it stands (pending); its lines can no "
+        "longer be edited.",
+        run=lambda co, reason: change_orders.change_order_submit(change_order_id=co.pk),
+        done="Submitted for approval (pending).",
+    ),
+    Transition(
+        slug="approve",
+        label="Approve",
+        action="approve",
+        statuses=(S.DRAFT, S.PENDING),
+        reason=None,
+        explain="The change is applied: an owner change order adds its amount to the revised "
+        "contract and each line's budget change to its cost code's budget, and lands on the "
+        "draft pay app as its own G703 row; a commitment change order changes the "
+        "commitment's revised amount.",
+        run=lambda co, reason: change_orders.change_order_approve(change_order_id=co.pk),
+        done="Approved.",
+    ),
+    Transition(
+        slug="reject",
+        label="Reject",
+        action="reject",
+        statuses=(S.PENDING,),
+        reason=False,
+        explain="The change order is refused; nothing changes on the contract, budgets or "
+        "commitment. The reason, if given, is kept on it.",
+        run=lambda co, reason: change_orders.change_order_reject(
+            change_order_id=co.pk, reason=reason
+        ),
+        done="Rejected.",
+    ),
+    Transition(
+        slug="void",
+        label="Void",
+        action="void",
+        statuses=(S.DRAFT, S.PENDING),
+        reason=None,
+        explain="The change order is cancelled for good; it stays on record as void.",
+        run=lambda co, reason: change_orders.change_order_void(change_order_id=co.pk),
+        done="Voided.",
+    ),
+)
 
 
 class ChangeOrderLineInline(ReadOnlyInline):
-    """The change order's lines, read-only: contract (or commitment) and budget changes."""
+    """The lines of a change order that can no longer change: amount and budget change."""
 
     model = ChangeOrderLine
     fields = readonly_fields = (
@@ -53,31 +118,33 @@ class ChangeOrderLineInline(ReadOnlyInline):
 
 
 @admin.register(ChangeOrder)
-class ChangeOrderAdmin(TransitionActions, ReadOnlyAdmin):
-    """Owner and commitment change orders; every status move is an action."""
+class ChangeOrderAdmin(TransitionPages, TransitionActions, ServiceAdmin):
+    """Owner and commitment change orders: drafts edited with their lines, status moves on
+    the page (confirmed) and as list actions."""
 
     policy_basename = "change-orders"
+    transitions = TRANSITIONS
+    change_form_template = "admin/jobcost/changeorder/change_form.html"
 
-    fieldsets = (
-        (None, {"fields": ["id", "project", "number", "title", "description", "status"]}),
-        ("Change", {"fields": ["kind", "commitment", "amount_display", "pay_app_link"]}),
-        (
-            "Dates",
-            {
-                "fields": [
-                    "submitted_at",
-                    "approved_at",
-                    "approved_by",
-                    "rejected_at",
-                    "rejection_reason",
-                    "voided_at",
-                    *TIMESTAMPS,
-                ]
-            },
-        ),
+    add_form, change_form = ChangeOrderAddForm, ChangeOrderForm
+    add_fieldsets = (
+        (None, {"fields": ["project", "kind", "commitment", "number", "title", "description"]}),
+        ("Amount", {"fields": ["amount"]}),
     )
-    readonly_fields = tuple(name for _title, box in fieldsets for name in box["fields"])
-    inlines = [ChangeOrderLineInline]
+    change_fieldsets = (
+        (None, {"fields": ["project", "kind", "commitment", "number", "title", "description"]}),
+        ("Amount", {"fields": ["amount", "status", "pay_app_link"]}),
+        ("Dates", {"fields": list(DATES), "classes": ["collapse"]}),
+    )
+    change_readonly = (
+        "project",
+        "kind",
+        "commitment",
+        "status",
+        "pay_app_link",
+        "amount_display",
+        *DATES,
+    )
     list_display = (
         "number",
         "title",
@@ -106,34 +173,124 @@ class ChangeOrderAdmin(TransitionActions, ReadOnlyAdmin):
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.change_order_list)
 
-    def _run(self, request, queryset, service, done: str) -> None:
-        run_each(self, request, queryset, lambda co: service(change_order_id=co.pk), done)
+    def has_change_permission(self, request, obj=None) -> bool:
+        """Only a draft is edited; any other status is view-only (its page keeps its
+        buttons)."""
+        if obj is not None and obj.status != S.DRAFT:
+            return False
+        return super().has_change_permission(request, obj)
 
-    @admin.action(description="Submit (draft → pending)", permissions=["transition"])
-    def submit(self, request, queryset):
-        self._run(request, queryset, change_orders.change_order_submit, "submitted (pending)")
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fieldsets
+        # View-only: the amount as dollars, not the form's entry box.
+        return tuple(
+            (
+                title,
+                {
+                    **box,
+                    "fields": ["amount_display" if f == "amount" else f for f in box["fields"]],
+                },
+            )
+            for title, box in fieldsets
+        )
 
-    @admin.action(
-        description="Approve (applies it to the contract, budget or commitment)",
-        permissions=["transition"],
-    )
-    def approve(self, request, queryset):
-        self._run(request, queryset, change_orders.change_order_approve, "approved")
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and not self.has_change_permission(request, obj):
+            return (*self.change_readonly, "number", "title", "description")
+        return super().get_readonly_fields(request, obj)
 
-    @admin.action(description="Reject (pending → rejected)…", permissions=["transition"])
-    def reject(self, request, queryset):
+    def get_inlines(self, request, obj):
+        # An editable draft shows its lines in the form; any other, read-only below it.
+        if obj is None or self.has_change_permission(request, obj):
+            return []
+        return [ChangeOrderLineInline]
+
+    def service_create(self, request, data):
+        commitment = data.get("commitment")
+        kind = data["kind"]
+        return change_orders.change_order_create(
+            project=data["project"],
+            kind=kind,
+            title=data["title"],
+            description=data.get("description") or "",
+            number=data.get("number") or None,
+            amount=data["amount"],
+            lines=data["lines"],
+            commitment=commitment if kind == ChangeOrderKind.COMMITMENT else None,
+        )
+
+    def service_save(self, request, form, obj):
+        if obj is None:
+            return self.service_create(request, form.cleaned_data)
+        data = form.cleaned_data
+        changes = {name: data[name] for name in ("title", "description", "amount") if name in data}
+        if data.get("number") and data["number"] != obj.number:
+            changes["number"] = data["number"]
+        changes["lines"] = data["lines"]
+        return change_orders.change_order_update(change_order_id=obj.pk, changes=changes)
+
+    def transition_figures(self, change_order: ChangeOrder) -> list[tuple[str, str]]:
+        figures = [("Amount", dollars(change_order.amount))]
+        if change_order.kind == ChangeOrderKind.OWNER:
+            project = change_order.project
+            revised = project.contract_amount + project.approved_changes
+            figures.append(("Revised contract now", dollars(revised)))
+            if change_order.status == S.PENDING:
+                figures.append(("After approval", dollars(revised + change_order.amount)))
+        elif change_order.commitment is not None:
+            commitment = change_order.commitment
+            figures.append(
+                (f"Commitment {commitment.number} now", dollars(commitment.revised_amount))
+            )
+            if change_order.status == S.PENDING:
+                after = commitment.revised_amount + change_order.amount
+                figures.append(("After approval", dollars(after)))
+        return figures
+
+    def transition_details(self, change_order: ChangeOrder, step) -> dict | None:
+        lines = change_order.lines.select_related("cost_code").order_by("position")
+        return {
+            "title": "Lines",
+            "id": "change-order-lines",
+            "columns": ("Cost code", "Description", "Amount", "Budget change"),
+            "rows": [
+                (
+                    f"{line.cost_code.code} {line.cost_code.name}",
+                    line.description,
+                    dollars(line.amount),
+                    dollars(line.budget_amount),
+                )
+                for line in lines
+            ],
+        }
+
+    def _confirmed(self, request, queryset, slug: str, title: str):
+        step = next(t for t in TRANSITIONS if t.slug == slug)
         return run_each_with_reason(
             self,
             request,
             queryset,
-            lambda co, reason: change_orders.change_order_reject(
-                change_order_id=co.pk, reason=reason
-            ),
-            "rejected",
-            title="Reject change orders",
-            required=False,
+            step.run,
+            step.done[0].lower() + step.done[1:].rstrip("."),
+            title=title,
+            required=step.reason,
+            explain=step.explain,
         )
 
-    @admin.action(description="Void (draft or pending)", permissions=["transition"])
+    @admin.action(description="Submit for approval…", permissions=["transition"])
+    def submit(self, request, queryset):
+        return self._confirmed(request, queryset, "submit", "Submit change orders")
+
+    @admin.action(description="Approve (applies the change)…", permissions=["transition"])
+    def approve(self, request, queryset):
+        return self._confirmed(request, queryset, "approve", "Approve change orders")
+
+    @admin.action(description="Reject…", permissions=["transition"])
+    def reject(self, request, queryset):
+        return self._confirmed(request, queryset, "reject", "Reject change orders")
+
+    @admin.action(description="Void…", permissions=["transition"])
     def void(self, request, queryset):
-        self._run(request, queryset, change_orders.change_order_void, "voided")
+        return self._confirmed(request, queryset, "void", "Void change orders")

@@ -32,10 +32,18 @@ def money(db):
     return job
 
 
-def _act(web, action, *orders, **extra):
-    return web.post(
-        LIST, {"action": action, "_selected_action": [o.pk for o in orders], **extra}, follow=True
+def _act(web, action, *orders, confirm=True, reason=None):
+    """Run a list action; each shows a confirmation page first, which is confirmed (with
+    `reason`) unless `confirm` is False (then the page is returned)."""
+    page = web.post(
+        LIST, {"action": action, "_selected_action": [o.pk for o in orders]}, follow=True
     )
+    if not confirm or 'id="reason_form"' not in page.content.decode():
+        return page
+    data = form_data(page, "reason_form")
+    if reason is not None:
+        data["reason"] = reason
+    return web.post(LIST, data, follow=True)
 
 
 def _api_of(account, change_order) -> dict:
@@ -81,23 +89,26 @@ def test_list_shows_change_orders_in_dollars_with_filters_and_search(web, money)
     assert added.title not in by_project and "0 change orders" in by_project
 
 
-def test_detail_shows_the_lines_read_only_in_dollars(web, money):
+def test_a_pending_change_order_shows_its_lines_read_only_in_dollars(web, money):
     change_order = make_change_order(
-        money.project, cost_code=money.codes["03-000"], amount=600_000, budget_amount=540_000
+        money.project,
+        cost_code=money.codes["03-000"],
+        amount=600_000,
+        budget_amount=540_000,
+        status="pending",
     )
 
     page = web.get(admin_url(change_order))
 
     assert page.status_code == 200
     assert readonly(page, "amount_display") == "$6,000.00"
-    assert readonly(page, "status") == "Draft"
+    assert readonly(page, "status") == "Pending"
     assert readonly(page, "pay_app_link") == "—"
     body = text(page)
     assert "$5,400.00" in body  # the budget change of the line
     assert "03-000 Concrete" in body
     assert 'name="_save"' not in body
     assert web.post(admin_url(change_order), {"title": "Renamed"}).status_code == 403
-    assert web.get(f"{LIST}add/").status_code == 403
 
 
 def test_approving_an_owner_change_order_moves_the_contract_budget_and_pay_app(web, money):
@@ -197,9 +208,9 @@ def test_submit_then_reject_with_an_optional_reason(web, money):
     change_order = make_change_order(money.project, cost_code=money.codes["01-000"], amount=5_000)
 
     assert messages_of(_act(web, "submit", change_order)) == [
-        ("success", f"{change_order}: submitted (pending).")
+        ("success", f"{change_order}: submitted for approval (pending).")
     ]
-    page = _act(web, "reject", change_order)
+    page = _act(web, "reject", change_order, confirm=False)
     assert page.status_code == 200
     data = form_data(page, "reason_form")
     done = web.post(LIST, {**data, "reason": "Owner declined the upgrade."}, follow=True)
@@ -221,7 +232,7 @@ def test_submit_then_reject_with_an_optional_reason(web, money):
     other = make_change_order(
         money.project, cost_code=money.codes["01-000"], amount=7_000, status="pending"
     )
-    without = web.post(LIST, {**form_data(_act(web, "reject", other), "reason_form")}, follow=True)
+    without = _act(web, "reject", other)
     assert messages_of(without) == [("success", f"{other}: rejected.")]
     other.refresh_from_db()
     assert (other.status, other.rejection_reason) == ("rejected", "")
@@ -234,7 +245,7 @@ def test_reject_and_submit_refuse_with_the_service_message(web, money):
     )
     audit_before = AuditEntry.objects.count()
 
-    data = form_data(_act(web, "reject", draft), "reason_form")
+    data = form_data(_act(web, "reject", draft, confirm=False), "reason_form")
     rejected = web.post(LIST, {**data, "reason": "No."}, follow=True)
     submitted = _act(web, "submit", approved)
     voided = _act(web, "void", approved)
@@ -256,7 +267,9 @@ def test_reject_and_submit_refuse_with_the_service_message(web, money):
 
 
 def test_api_and_admin_show_the_same_amount(web, money):
-    change_order = make_change_order(money.project, cost_code=money.codes["09-000"], amount=-98_765)
+    change_order = make_change_order(
+        money.project, cost_code=money.codes["09-000"], amount=-98_765, status="pending"
+    )
     api = _api_of(money.account, change_order)
     page = web.get(admin_url(change_order))
     assert readonly(page, "amount_display") == dollars(api["amount"]) == "-$987.65"
