@@ -73,7 +73,7 @@ def exceeds_in_dollars(error: ApiError, amount: int, commitment_id: str) -> ApiE
     return ValidationFailed(
         f"{dollars(amount, currency)} is more than the {dollars(commitment.remaining, currency)} "
         f"left on commitment {commitment.number} ({dollars(commitment.revised_amount, currency)} "
-        f"with changes, {dollars(commitment.billed_to_date, currency)} already billed).",
+        f"committed, {dollars(commitment.billed_to_date, currency)} already billed).",
         code=error.code,
         param=error.param,
         object_id=error.object_id,

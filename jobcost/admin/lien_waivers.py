@@ -85,12 +85,20 @@ def received_on_field() -> forms.DateField:
 
 
 class LienWaiverChangeForm(ServiceForm):
-    """What `lien_waiver_update` records besides the receipt (a button): the document's link,
-    and the date received of a waiver already received."""
+    """What `lien_waiver_update` records besides the receipt (a button): the document's link."""
 
     document_url = forms.URLField(
         label="Document link", max_length=2000, required=False, assume_scheme="https"
     )
+
+    class Meta:
+        model = LienWaiver
+        fields = ["document_url"]
+
+
+class ReceivedWaiverChangeForm(LienWaiverChangeForm):
+    """A received waiver's form: its document link and its date received (a correction)."""
+
     received_on = received_on_field()
 
     class Meta:
@@ -211,10 +219,15 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
             readonly = (*readonly, "received_on")
         return readonly
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None and obj.status == S.RECEIVED:
+            kwargs.setdefault("form", ReceivedWaiverChangeForm)
+        return super().get_form(request, obj, change=change, **kwargs)
+
     def service_create(self, request, data):
         invoice = data["invoice"]
         commitment = data["commitment"] or (invoice.commitment if invoice else None)
-        source = invoice or commitment
+        source = commitment or invoice  # the service refuses an invoice of another vendor
         return lien_waivers.lien_waiver_create(
             project=source.project,
             vendor=source.vendor,

@@ -122,8 +122,8 @@ def test_add_refuses_more_than_the_commitment_remaining(web, money):
 
     assert response.status_code == 200
     assert errors_of(response) == [
-        "Amount 100001 cents exceeds the commitment's remaining balance of 100000 cents "
-        "(revised 1000000, billed 900000)."
+        "$1,000.01 is more than the $1,000.00 left on commitment SC-001 ($10,000.00 committed, "
+        "$9,000.00 already billed)."
     ]
     assert list(response.context["adminform"].form.errors) == ["amount"]
     assert not Invoice.objects.filter(number="A-2").exists()
