@@ -112,6 +112,11 @@ class InvoiceLineInline(ReadOnlyInline):
     fields = readonly_fields = ("position", "cost_code", "amount_display")
     amount_display = money_column("amount", "Amount")
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # Whoever may read the invoice reads its coding (members have no Django permissions
+        # of their own; the invoice's admin decides by the API policy).
+        return self.admin_site._registry[Invoice].has_view_permission(request, obj)
+
     def get_queryset(self, request):
         return (
             super()

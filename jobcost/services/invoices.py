@@ -259,5 +259,5 @@ def invoice_void(*, invoice_id: str) -> Invoice:
         verb="void",
         action="voided",
         stamp="voided_at",
-        message=f"An {status} invoice cannot be voided.",
+        message=f"{'An' if status[0] in 'aeiou' else 'A'} {status} invoice cannot be voided.",
     )

@@ -162,9 +162,7 @@ def test_add_requests_a_waiver_through_the_service(web, money):
 
 def test_add_refuses_another_vendors_invoice_and_a_waiver_of_nothing(web, money):
     summit = VendorFactory(account=money.account, name="Summit Steel")
-    steel = CommitmentFactory(
-        project=money.project, vendor=summit, cost_code=money.codes["03-000"]
-    )
+    steel = CommitmentFactory(project=money.project, vendor=summit, cost_code=money.codes["03-000"])
     audit_before = AuditEntry.objects.count()
     form = {"type": "conditional_progress", "amount": "10", "through_date": "2026-02-10"}
 
