@@ -148,6 +148,10 @@ RECORD_RECEIPT = Step(
     ),
     form=ReceiptForm,
     form_takes_object=True,
+    not_offered=lambda waiver: (
+        f"This waiver was already received on {waiver.received_on:%B} {waiver.received_on.day}, "
+        f"{waiver.received_on.year}; correct the date on its page."
+    ),
 )
 
 

@@ -15,7 +15,7 @@ through the admin's own `get_object` (the account's rows only: another account's
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -65,7 +65,7 @@ class Step:
     form: type[forms.Form] = NoForm
     form_takes_object: bool = False
     refusal: Callable[[Any, ApiError], str] | None = None
-    css: str = field(default="")
+    not_offered: Callable[[Any], str] | None = None
 
     def make_form(self, obj, data=None) -> forms.Form:
         """The step's form, bound to `data` when given."""
@@ -139,7 +139,9 @@ class ObjectSteps:
         refusal = None
         if request.method == "POST":
             form = step.make_form(obj, request.POST)
-            if form.is_valid():
+            if step.not_offered is not None and not step.offered(obj):
+                refusal = step.not_offered(obj)
+            elif form.is_valid():
                 try:
                     with transaction.atomic():
                         done = step.run(obj, form.cleaned_data)
