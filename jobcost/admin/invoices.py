@@ -18,6 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import F
 from django.http import Http404
 from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
 from jobcost.admin.base import (
     ReadOnlyInline,
@@ -34,7 +35,15 @@ from jobcost.admin.fields import DollarsField, LabelledChoiceField
 from jobcost.admin.invoice_coding import CODABLE, coding_view
 from jobcost.admin.object_steps import ObjectSteps, Step
 from jobcost.api.errors import ApiError, ValidationFailed
-from jobcost.models import Commitment, CommitmentStatus, Invoice, InvoiceLine, InvoiceStatus, PayApp
+from jobcost.models import (
+    Commitment,
+    CommitmentStatus,
+    Invoice,
+    InvoiceLine,
+    InvoiceStatus,
+    LienWaiver,
+    PayApp,
+)
 from jobcost.selectors import visible
 from jobcost.services import invoices
 
@@ -203,6 +212,7 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
                 ]
             },
         ),
+        ("Lien waivers", {"fields": ["lien_waivers_display"]}),
         ("History", {"fields": ["approved_at", "paid_at", "voided_at", *TIMESTAMPS]}),
     )
     change_readonly = (
@@ -212,6 +222,7 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
         "vendor",
         "status",
         "pay_app_display",
+        "lien_waivers_display",
         "retainage_pct",
         "retainage_amount_display",
         "net_amount_display",
@@ -245,6 +256,27 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
     @admin.display(description="Pay app (period)")
     def pay_app_display(self, invoice: Invoice) -> str:
         return period_pay_app_link(invoice)
+
+    @admin.display(description="Lien waivers")
+    def lien_waivers_display(self, invoice: Invoice) -> str:
+        """The invoice's waivers, each linked: `Conditional progress, $1,234.50: Requested`."""
+        waivers = invoice.lien_waivers.order_by("created_at", "id")
+        items = [
+            format_html(
+                '<li data-waiver="{}">{}</li>',
+                waiver.status,
+                change_link(
+                    LienWaiver,
+                    waiver.pk,
+                    f"{waiver.get_type_display()}, {dollars(waiver.amount, invoice.currency)}: "
+                    f"{waiver.get_status_display()}",
+                ),
+            )
+            for waiver in waivers
+        ]
+        if not items:
+            return "None yet (requested on approval)."
+        return format_html("<ul>{}</ul>", format_html_join("", "{}", ((i,) for i in items)))
 
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.invoice_list)
