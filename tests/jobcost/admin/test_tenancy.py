@@ -182,6 +182,23 @@ def _one_of(model, model_admin, ids: set[str]):
     return model._default_manager.filter(pk__in=ids).first()
 
 
+def _object_pages(model_admin, pk: str) -> list[str]:
+    """The URLs of `pk` under `<object id>/<page>/` that the admin adds to Django's own
+    (change, history, delete), found from its URL patterns."""
+    opts = model_admin.model._meta
+    django_own = {
+        f"{opts.app_label}_{opts.model_name}_{v}" for v in ("change", "history", "delete")
+    }
+    urls = []
+    for pattern in model_admin.get_urls():
+        route = str(getattr(pattern, "pattern", ""))
+        name = getattr(pattern, "name", None)
+        own_page = route.startswith("<path:object_id>/") and route != "<path:object_id>/"
+        if own_page and name and name not in django_own:
+            urls.append(reverse(f"admin:{name}", args=[quote(pk)]))
+    return urls
+
+
 def _walk(client: Client, membership: Membership | None, mine: set[str], hidden: set[str]):
     """Open every admin URL as the client's user; return the refused actions run."""
     for model, model_admin in admin.site._registry.items():
@@ -215,6 +232,15 @@ def _walk(client: Client, membership: Membership | None, mine: set[str], hidden:
                 expected = {404} if may_view else {403, 404}
                 assert response.status_code in expected, (url, response.status_code)
                 assert not _leaks(response, hidden), url
+        if theirs is not None:
+            # The admin's own object pages (confirmation pages, coding, PDF): 404 or 403 for
+            # another account's object, by GET or POST, and nothing changes.
+            for url in _object_pages(model_admin, theirs.pk):
+                assert client.get(url).status_code in {403, 404}, url
+                before = _snapshot()
+                response = client.post(url, {"reason": "Because", "received_on": "2026-01-02"})
+                assert response.status_code in {403, 404}, (url, response.status_code)
+                assert _snapshot() == before, url
         own = _one_of(model, model_admin, mine)
         if own is not None:
             url = reverse(f"{name}_change", args=[quote(own.pk)])
