@@ -165,7 +165,7 @@ class ObjectSteps:
             **self.admin_site.each_context(request),
             "opts": opts,
             "object": obj,
-            "title": f"{step.label}: {obj}",
+            "title": f"{step.label} ({opts.verbose_name})",
             "step": step,
             "explanation": step.explain(obj),
             "offered": step.offered(obj),
