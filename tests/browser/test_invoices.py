@@ -59,11 +59,14 @@ def test_receive_code_approve_an_invoice_and_record_its_waiver(page, steps, demo
     page.locator("#id_lines-0-amount").fill("10,000.00")
     _pick(page, "#id_lines-1-cost_code", "01-500 General conditions")
     page.locator("#id_lines-1-amount").fill("2,345.66")
+    live = page.locator("[data-lines-live] td")
+    assert live.inner_text() == "$12,345.66 ($0.01 to go)"
     page.get_by_role("button", name="Save coding").click()
     refusal = page.locator("#coding-refusal").inner_text()
     assert "$12,345.66 but the invoice is for $12,345.67: $0.01 short" in refusal
     steps.shot("lines one cent short")
     page.locator("#id_lines-1-amount").fill("2,345.67")
+    assert live.inner_text() == "$12,345.67 (matches)"
     page.get_by_role("button", name="Save coding").click()
     page.wait_for_url(re.compile(r"/change/$"))
     assert "coded to 2 cost codes, $12,345.67" in page.locator(".messagelist").inner_text()
