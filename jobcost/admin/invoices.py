@@ -1,64 +1,85 @@
-"""Vendor invoices and lien waivers, written through `services.invoices` and
-`services.lien_waivers`.
+"""Vendor invoices in the back office, written through `services.invoices`.
 
-An invoice is received (`invoice_create`) and edited while received or coded
-(`invoice_update`); coding here is one action that codes the whole amount to the
-commitment's cost code (a split across codes goes through `PATCH /v1/invoices/{id}`).
-Approve, mark paid and void are actions calling the same services as the API. Lists read
-through `visible.invoice_list` / `visible.lien_waiver_list`, so the `pay app` column (the
-pay app whose period holds the date) is the API's.
+An invoice is received (`invoice_create`) against an executed commitment (the choice shows
+each one's vendor, number, remaining balance and retainage) and edited while received or coded
+(`invoice_update`). It is coded across cost codes on its own page (`invoice_coding`, the
+lines of `PATCH /v1/invoices/{id}`), or in full to the commitment's cost code by an action.
+Approve, mark paid and void are buttons on the invoice's page, each with a confirmation page
+(`object_steps`), and changelist actions, calling the same services as the API. Lists read
+through `visible.invoice_list`, so the `pay app` column (the pay app whose period holds the
+date) is the API's. Lien waivers are in `jobcost.admin.lien_waivers`.
 """
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin
+from django.contrib.admin.utils import quote, unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models import F
+from django.http import Http404
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
 from jobcost.admin.base import (
     ReadOnlyInline,
     ServiceAdmin,
     ServiceForm,
     change_link,
+    is_operator,
     money_column,
     run_each,
     visible_queryset,
 )
-from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
+from jobcost.admin.display import dollars, percent
+from jobcost.admin.fields import DollarsField, LabelledChoiceField
+from jobcost.admin.invoice_coding import CODABLE, coding_view
+from jobcost.admin.object_steps import ObjectSteps, Step
+from jobcost.api.errors import ApiError, ValidationFailed
 from jobcost.models import (
     Commitment,
+    CommitmentStatus,
     Invoice,
     InvoiceLine,
+    InvoiceStatus,
     LienWaiver,
-    LienWaiverStatus,
     PayApp,
-    Project,
-    Vendor,
 )
 from jobcost.selectors import visible
-from jobcost.services import invoices, lien_waivers
+from jobcost.services import invoices
 
 TIMESTAMPS = ("created_at", "updated_at")
+S = InvoiceStatus
 
 
-def _commitment_label(commitment: Commitment) -> str:
-    return f"{commitment.project.number} · {commitment.number} · {commitment.vendor.name}"
-
-
-def _commitment_field(**kwargs) -> LabelledChoiceField:
-    return LabelledChoiceField(
-        Commitment.objects.select_related("project", "vendor").order_by(
-            "project__number", "number"
-        ),
-        label_of=_commitment_label,
-        **kwargs,
+def commitment_label(commitment: Commitment) -> str:
+    """`J-2401 · SC-001 · Keystone Concrete · $52,000.00 remaining · 10.00% retainage`
+    (select `project` and `vendor`)."""
+    remaining = dollars(commitment.remaining, commitment.project.currency)
+    return (
+        f"{commitment.project.number} · {commitment.number} · {commitment.vendor.name} · "
+        f"{remaining} remaining · {percent(commitment.retainage_pct)} retainage"
     )
+
+
+def commitment_field(*, executed_only: bool, **kwargs) -> LabelledChoiceField:
+    """A commitment choice labelled with its vendor, number and remaining balance; only
+    executed commitments when invoices are received against it."""
+    queryset = Commitment.objects.select_related("project", "vendor").order_by(
+        "project__number", "number"
+    )
+    if executed_only:
+        queryset = queryset.filter(status=CommitmentStatus.EXECUTED)
+    return LabelledChoiceField(queryset, label_of=commitment_label, **kwargs)
 
 
 class InvoiceAddForm(ServiceForm):
     """`invoice_create`'s arguments: the commitment gives the project, vendor and retainage."""
 
-    commitment = _commitment_field(help_text="An executed commitment with enough remaining.")
+    commitment = commitment_field(
+        executed_only=True,
+        help_text="Executed commitments only. The invoice takes the commitment's vendor and "
+        "retainage; its amount must fit in the remaining balance.",
+    )
     amount = DollarsField(label="Amount ($)", min_value=1)
 
     class Meta:
@@ -83,6 +104,11 @@ class InvoiceLineInline(ReadOnlyInline):
     fields = readonly_fields = ("position", "cost_code", "amount_display")
     amount_display = money_column("amount", "Amount")
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # Whoever may read the invoice reads its coding (members have no Django permissions
+        # of their own; the invoice's admin decides by the API policy).
+        return self.admin_site._registry[Invoice].has_view_permission(request, obj)
+
     def get_queryset(self, request):
         return (
             super()
@@ -98,12 +124,55 @@ def period_pay_app_link(obj) -> str:
 
 
 @admin.register(Invoice)
-class InvoiceAdmin(ServiceAdmin):
-    """Vendor invoices with their retainage and net; coding and transitions are actions."""
+class InvoiceAdmin(ObjectSteps, ServiceAdmin):
+    """Vendor invoices with their retainage and net; coded on their own page, moved by the
+    buttons of their page (and the list's actions)."""
 
     policy_basename = "invoices"
     # Coding is `PATCH /v1/invoices/{id}` with lines.
     policy_actions = {"code_in_full": "partial_update"}
+    steps = (
+        Step(
+            slug="approve",
+            label="Approve",
+            policy_action="approve",
+            offered=lambda invoice: invoice.status == S.CODED,
+            explain=lambda invoice: (
+                f"Approve invoice {invoice.number} from {invoice.vendor.name} for "
+                f"{dollars(invoice.amount, invoice.currency)}: it is billed against commitment "
+                f"{invoice.commitment.number}, its lines are posted to the budget's actual cost, "
+                "and a conditional progress lien waiver is requested from the vendor."
+            ),
+            run=lambda invoice, _data: invoices.invoice_approve(invoice_id=invoice.pk),
+            done=lambda invoice: f"Invoice {invoice.number} approved; lien waiver requested.",
+        ),
+        Step(
+            slug="mark-paid",
+            label="Mark paid",
+            policy_action="mark_paid",
+            offered=lambda invoice: invoice.status == S.APPROVED,
+            explain=lambda invoice: (
+                f"Record invoice {invoice.number} from {invoice.vendor.name} as paid "
+                f"({dollars(invoice.net_amount, invoice.currency)} net of "
+                f"{dollars(invoice.retainage_amount, invoice.currency)} retainage)."
+            ),
+            run=lambda invoice, _data: invoices.invoice_mark_paid(invoice_id=invoice.pk),
+            done=lambda invoice: f"Invoice {invoice.number} marked paid.",
+        ),
+        Step(
+            slug="void",
+            label="Void",
+            policy_action="void",
+            offered=lambda invoice: invoice.status in CODABLE,
+            explain=lambda invoice: (
+                f"Void invoice {invoice.number} from {invoice.vendor.name} for "
+                f"{dollars(invoice.amount, invoice.currency)}. It stays on record as void and "
+                "is never billed or posted."
+            ),
+            run=lambda invoice, _data: invoices.invoice_void(invoice_id=invoice.pk),
+            done=lambda invoice: f"Invoice {invoice.number} voided.",
+        ),
+    )
 
     add_form, change_form = InvoiceAddForm, InvoiceChangeForm
     add_fieldsets = (
@@ -123,6 +192,7 @@ class InvoiceAdmin(ServiceAdmin):
                 ]
             },
         ),
+        ("Lien waivers", {"fields": ["lien_waivers_display"]}),
         ("History", {"fields": ["approved_at", "paid_at", "voided_at", *TIMESTAMPS]}),
     )
     change_readonly = (
@@ -132,6 +202,7 @@ class InvoiceAdmin(ServiceAdmin):
         "vendor",
         "status",
         "pay_app_display",
+        "lien_waivers_display",
         "retainage_pct",
         "retainage_amount_display",
         "net_amount_display",
@@ -166,6 +237,27 @@ class InvoiceAdmin(ServiceAdmin):
     def pay_app_display(self, invoice: Invoice) -> str:
         return period_pay_app_link(invoice)
 
+    @admin.display(description="Lien waivers")
+    def lien_waivers_display(self, invoice: Invoice) -> str:
+        """The invoice's waivers, each linked: `Conditional progress, $1,234.50: Requested`."""
+        waivers = invoice.lien_waivers.order_by("created_at", "id")
+        items = [
+            format_html(
+                '<li data-waiver="{}">{}</li>',
+                waiver.status,
+                change_link(
+                    LienWaiver,
+                    waiver.pk,
+                    f"{waiver.get_type_display()}, {dollars(waiver.amount, invoice.currency)}: "
+                    f"{waiver.get_status_display()}",
+                ),
+            )
+            for waiver in waivers
+        ]
+        if not items:
+            return "None yet (requested on approval)."
+        return format_html("<ul>{}</ul>", format_html_join("", "{}", ((i,) for i in items)))
+
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.invoice_list)
 
@@ -182,7 +274,50 @@ class InvoiceAdmin(ServiceAdmin):
         )
 
     def service_update(self, request, obj, changes):
-        return invoices.invoice_update(invoice_id=obj.pk, changes=changes)
+        try:
+            return invoices.invoice_update(invoice_id=obj.pk, changes=changes)
+        except ApiError as exc:
+            amount = changes.get("amount", obj.amount)
+            if exc.code == "lines_sum_mismatch":
+                raise ValidationFailed(
+                    f"The invoice is coded to {dollars(obj.amount, obj.currency)} across its "
+                    f"lines; code it again to {dollars(amount, obj.currency)} first "
+                    "(Code to cost codes).",
+                    code=exc.code,
+                    param="amount",
+                ) from exc
+            raise
+
+    # The coding page and the buttons of the invoice's page.
+    def get_urls(self):
+        code = path(
+            "<path:object_id>/code/",
+            self.admin_site.admin_view(self.code_view),
+            name="jobcost_invoice_code",
+        )
+        return [code, *super().get_urls()]
+
+    def may_code(self, request) -> bool:
+        """Coding is `PATCH /v1/invoices/{id}`: operators need Django's change permission."""
+        if is_operator(request):
+            return self.has_change_permission(request)
+        return self._may(request, "partial_update")
+
+    def code_view(self, request, object_id):
+        """The invoice's coding page (`invoice_coding.coding_view`), for whoever may code."""
+        invoice = self.get_object(request, unquote(object_id))
+        if invoice is None:
+            raise Http404("No such invoice.")
+        if not self.may_code(request):
+            raise PermissionDenied
+        return coding_view(self, request, invoice)
+
+    def step_buttons(self, request, obj):
+        buttons = super().step_buttons(request, obj)
+        if obj.status in CODABLE and self.may_code(request):
+            url = reverse("admin:jobcost_invoice_code", args=[quote(obj.pk)])
+            buttons.insert(0, ("Code to cost codes", url))
+        return buttons
 
     @admin.action(
         description="Code in full to the commitment's cost code (→ coded)", permissions=["change"]
@@ -225,142 +360,3 @@ class InvoiceAdmin(ServiceAdmin):
             lambda invoice: invoices.invoice_void(invoice_id=invoice.pk),
             "voided",
         )
-
-
-class LienWaiverAddForm(ServiceForm):
-    """`lien_waiver_create`'s arguments (amount in dollars)."""
-
-    project = LabelledChoiceField(
-        Project.objects.select_related("account").order_by("account__name", "number"),
-        label_of=with_account,
-    )
-    vendor = LabelledChoiceField(
-        Vendor.objects.select_related("account").order_by("account__name", "name"),
-        label_of=with_account,
-    )
-    amount = DollarsField(label="Amount ($)")
-    commitment = _commitment_field(required=False)
-    invoice = LabelledChoiceField(
-        Invoice.objects.select_related("vendor").order_by("vendor__name", "number"),
-        label_of=lambda invoice: f"{invoice.vendor.name} · {invoice.number}",
-        required=False,
-    )
-    document_url = forms.URLField(max_length=2000, required=False, assume_scheme="https")
-
-    class Meta:
-        model = LienWaiver
-        fields = [
-            "project",
-            "vendor",
-            "type",
-            "amount",
-            "through_date",
-            "commitment",
-            "invoice",
-            "document_url",
-        ]
-
-
-class LienWaiverChangeForm(ServiceForm):
-    """What `lien_waiver_update` records besides the status (an action): the document and
-    the day it was received."""
-
-    document_url = forms.URLField(max_length=2000, required=False, assume_scheme="https")
-
-    class Meta:
-        model = LienWaiver
-        fields = ["received_on", "document_url"]
-
-
-@admin.register(LienWaiver)
-class LienWaiverAdmin(ServiceAdmin):
-    """Lien waivers; receipt and rejection are actions through `lien_waiver_update`."""
-
-    policy_basename = "lien-waivers"
-    # Receipt and rejection are `PATCH /v1/lien-waivers/{id}` with a status.
-    policy_actions = {"mark_received": "partial_update", "mark_rejected": "partial_update"}
-
-    add_form, change_form = LienWaiverAddForm, LienWaiverChangeForm
-    add_fieldsets = (
-        (None, {"fields": ["project", "vendor", "type", "amount", "through_date"]}),
-        ("Source", {"fields": ["commitment", "invoice", "document_url"]}),
-    )
-    change_fieldsets = (
-        (None, {"fields": ["id", "project", "vendor", "type", "status"]}),
-        ("Waiver", {"fields": ["amount_display", "through_date", "pay_app_display"]}),
-        ("Source", {"fields": ["commitment", "invoice"]}),
-        ("Receipt", {"fields": ["received_on", "document_url"]}),
-        ("Timestamps", {"fields": TIMESTAMPS}),
-    )
-    change_readonly = (
-        "id",
-        "project",
-        "vendor",
-        "type",
-        "status",
-        "amount_display",
-        "through_date",
-        "pay_app_display",
-        "commitment",
-        "invoice",
-        *TIMESTAMPS,
-    )
-    list_display = (
-        "vendor",
-        "project",
-        "type",
-        "amount_display",
-        "through_date",
-        "status",
-        "received_on",
-        "pay_app_display",
-    )
-    list_display_links = ("vendor", "type")
-    list_select_related = ("project", "vendor")
-    list_filter = ("project", "status", "type")
-    search_fields = ("vendor__name", "=id")
-    ordering = ("-through_date", "vendor__name")
-    actions = ("mark_received", "mark_rejected")
-
-    amount_display = money_column("amount", "Amount", ordering="amount")
-
-    @admin.display(description="Pay app (period)")
-    def pay_app_display(self, waiver: LienWaiver) -> str:
-        return period_pay_app_link(waiver)
-
-    def get_queryset(self, request):
-        return visible_queryset(self, request, visible.lien_waiver_list)
-
-    def service_create(self, request, data):
-        return lien_waivers.lien_waiver_create(
-            project=data["project"],
-            vendor=data["vendor"],
-            type=data["type"],
-            amount=data["amount"],
-            through_date=data["through_date"],
-            commitment=data["commitment"],
-            invoice=data["invoice"],
-            document_url=data["document_url"],
-        )
-
-    def service_update(self, request, obj, changes):
-        return lien_waivers.lien_waiver_update(lien_waiver_id=obj.pk, changes=changes)
-
-    def _mark(self, request, queryset, status: str, done: str) -> None:
-        run_each(
-            self,
-            request,
-            queryset,
-            lambda waiver: lien_waivers.lien_waiver_update(
-                lien_waiver_id=waiver.pk, changes={"status": status}
-            ),
-            done,
-        )
-
-    @admin.action(description="Mark received (today)", permissions=["change"])
-    def mark_received(self, request, queryset):
-        self._mark(request, queryset, LienWaiverStatus.RECEIVED, "received")
-
-    @admin.action(description="Mark rejected", permissions=["change"])
-    def mark_rejected(self, request, queryset):
-        self._mark(request, queryset, LienWaiverStatus.REJECTED, "rejected")

@@ -42,10 +42,10 @@ S = InvoiceStatus
 
 def _exceeds(commitment: Commitment, amount: int, *, object_id: str | None = None):
     return ValidationFailed(
-        f"{format_dollars(amount)} is more than what remains on commitment "
-        f"{commitment.number}: {format_dollars(commitment.remaining)} (revised "
-        f"{format_dollars(commitment.revised_amount)}, billed "
-        f"{format_dollars(commitment.billed_to_date)}).",
+        f"{format_dollars(amount)} is more than the {format_dollars(commitment.remaining)} "
+        f"left on commitment {commitment.number} "
+        f"({format_dollars(commitment.revised_amount)} committed, "
+        f"{format_dollars(commitment.billed_to_date)} already billed).",
         code="exceeds_commitment",
         param="amount",
         object_id=object_id or commitment.pk,
@@ -261,5 +261,5 @@ def invoice_void(*, invoice_id: str) -> Invoice:
         verb="void",
         action="voided",
         stamp="voided_at",
-        message=f"An {status} invoice cannot be voided.",
+        message=f"{'An' if status[0] in 'aeiou' else 'A'} {status} invoice cannot be voided.",
     )

@@ -81,10 +81,24 @@ def lien_waiver_request_for_invoice(invoice: Invoice) -> LienWaiver:
     )
 
 
+def _check_received_on(day: datetime.date) -> datetime.date:
+    """A waiver is received on a day that has come: 400 `parameter_invalid` (param
+    `received_on`) for a date after today (the account's business day, `localdate`)."""
+    today = timezone.localdate()
+    if day > today:
+        raise InvalidRequest(
+            f"The date received, {day:%B} {day.day}, {day.year}, is in the future; enter the "
+            f"day the waiver arrived (today, {today:%B} {today.day}, {today.year}, or earlier).",
+            param="received_on",
+        )
+    return day
+
+
 @transaction.atomic
 def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
     """Record receipt: `status` `received` (with `received_on`, default today) or
-    `rejected`, and `document_url`. A received waiver is final (409 on any status change)."""
+    `rejected`, and `document_url`. A received waiver is final (409 on any status change).
+    `received_on` is today or earlier (400, param `received_on`, for a future date)."""
     check_writable(changes, frozenset({"status", "received_on", "document_url"}))
     waiver = lock(LienWaiver, lien_waiver_id)
     lock_open_project(waiver.project_id)
@@ -99,7 +113,9 @@ def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
             )
         waiver.status = new_status
         if new_status == S.RECEIVED:
-            waiver.received_on = changes.get("received_on") or timezone.localdate()
+            waiver.received_on = _check_received_on(
+                changes.get("received_on") or timezone.localdate()
+            )
         elif changes.get("received_on"):
             raise InvalidRequest("received_on goes with status 'received'.", param="received_on")
         action = new_status
@@ -111,6 +127,8 @@ def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
                     "received_on is recorded with the receipt: send status 'received' too.",
                     param="received_on",
                 )
+            if changes["received_on"] is not None:
+                _check_received_on(changes["received_on"])
             waiver.received_on = changes["received_on"]
     if "document_url" in changes:
         waiver.document_url = changes["document_url"]

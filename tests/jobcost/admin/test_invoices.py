@@ -122,8 +122,8 @@ def test_add_refuses_more_than_the_commitment_remaining(web, money):
 
     assert response.status_code == 200
     assert errors_of(response) == [
-        f"$1,000.01 is more than what remains on commitment {money.commitment.number}: "
-        "$1,000.00 (revised $10,000.00, billed $9,000.00)."
+        f"$1,000.01 is more than the $1,000.00 left on commitment {money.commitment.number} "
+        "($10,000.00 committed, $9,000.00 already billed)."
     ]
     assert list(response.context["adminform"].form.errors) == ["amount"]
     assert not Invoice.objects.filter(number="A-2").exists()
@@ -190,8 +190,8 @@ def test_approve_refuses_past_the_remaining_and_runs_the_others(web, money):
     assert ("success", f"{first}: approved (lien waiver requested).") in shown
     assert (
         "error",
-        f"{second}: $5,000.00 is more than what remains on commitment "
-        f"{money.commitment.number}: $4,000.00 (revised $10,000.00, billed $6,000.00).",
+        f"{second}: $5,000.00 is more than the $4,000.00 left on commitment "
+        f"{money.commitment.number} ($10,000.00 committed, $6,000.00 already billed).",
     ) in shown
     assert dict(Invoice.objects.values_list("number", "status")) == {
         "A-1": "approved",

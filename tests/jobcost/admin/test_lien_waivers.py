@@ -14,6 +14,7 @@ from jobcost.services.lien_waivers import lien_waiver_create, lien_waiver_update
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
+    CommitmentFactory,
     VendorFactory,
     make_invoice,
     make_job,
@@ -138,8 +139,6 @@ def test_add_requests_a_waiver_through_the_service(web, money):
     response = web.post(
         ADD,
         {
-            "project": money.project.pk,
-            "vendor": money.vendor.pk,
             "type": "unconditional_progress",
             "amount": "2,700.00",
             "through_date": "2026-01-31",
@@ -161,25 +160,42 @@ def test_add_requests_a_waiver_through_the_service(web, money):
     assert (entry.action, entry.actor_type, entry.actor_id) == ("requested", "user", "accountant")
 
 
-def test_add_refuses_another_vendors_invoice_and_another_accounts_vendor(web, money):
+def test_add_refuses_another_vendors_invoice_and_a_waiver_of_nothing(web, money):
     summit = VendorFactory(account=money.account, name="Summit Steel")
-    stranger = VendorFactory(name="Elsewhere Inc")
+    steel = CommitmentFactory(project=money.project, vendor=summit, cost_code=money.codes["03-000"])
     audit_before = AuditEntry.objects.count()
-    form = {
-        "project": money.project.pk,
-        "type": "conditional_progress",
-        "amount": "10",
-        "through_date": "2026-02-10",
-    }
+    form = {"type": "conditional_progress", "amount": "10", "through_date": "2026-02-10"}
 
-    wrong_invoice = web.post(ADD, {**form, "vendor": summit.pk, "invoice": money.invoice.pk})
-    wrong_account = web.post(ADD, {**form, "vendor": stranger.pk})
+    wrong_invoice = web.post(ADD, {**form, "commitment": steel.pk, "invoice": money.invoice.pk})
+    nothing = web.post(ADD, form)
 
     assert errors_of(wrong_invoice) == ["The invoice is not this project's and vendor's."]
     assert list(wrong_invoice.context["adminform"].form.errors) == ["invoice"]
-    assert errors_of(wrong_account) == ["This vendor belongs to another account."]
+    assert errors_of(nothing) == ["Choose the invoice or the commitment the waiver covers."]
     assert LienWaiver.objects.count() == 1
     assert AuditEntry.objects.count() == audit_before
+
+
+def test_add_from_an_invoice_takes_its_project_vendor_and_commitment(web, money):
+    response = web.post(
+        ADD,
+        {
+            "invoice": money.invoice.pk,
+            "type": "unconditional_progress",
+            "amount": "3,000.00",
+            "through_date": "2026-02-10",
+        },
+    )
+
+    assert response.status_code == 302, errors_of(response)
+    made = LienWaiver.objects.get(type="unconditional_progress")
+    assert (made.project_id, made.vendor_id, made.commitment_id, made.invoice_id) == (
+        money.project.pk,
+        money.vendor.pk,
+        money.commitment.pk,
+        money.invoice.pk,
+    )
+    assert made.amount == 300_000
 
 
 def test_edit_records_the_document(web, money):

@@ -205,7 +205,10 @@ def _walk_object_pages(client: Client, model_admin, theirs, may_view: bool, hidd
             url = reverse(f"admin:{pattern.name}", kwargs=kwargs)
             expected = {404} if may_view else {403, 404}
             before = _snapshot()
-            for response in (client.get(url), client.post(url, {"reason": "Because"})):
+            for response in (
+                client.get(url),
+                client.post(url, {"reason": "Because", "received_on": "2026-01-02"}),
+            ):
                 assert response.status_code in expected, (url, response.status_code)
                 assert not _leaks(response, hidden), url
             assert _snapshot() == before, url
