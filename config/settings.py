@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "rangefilter",
     "audit",
     "jobcost",
     "webhooks",

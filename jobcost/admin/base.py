@@ -32,12 +32,14 @@ from django.contrib.admin.utils import quote
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import models, transaction
+from django.db.models import Sum
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
+from rangefilter.filters import DateRangeFilterBuilder
 
-from jobcost.admin.display import EMPTY, dollars
+from jobcost.admin.display import EMPTY, accounting
 from jobcost.api.errors import ApiError, Forbidden, translate
 from jobcost.api.policy import authorize
 from jobcost.api.scope import Scope
@@ -102,6 +104,9 @@ class TenantAdmin(admin.ModelAdmin):
 
     policy_basename: str | None = None
     policy_actions: dict[str, str] = {}
+    # Money columns of the list summed over the whole filtered list (not just the page) in
+    # a totals row: list_display column name → the field or expression to sum (cents).
+    list_totals: dict[str, Any] = {}
     scope_account_field: str = "account_id"
     scope_project_field: str | None = "project"
     account_wide_only = False
@@ -150,6 +155,33 @@ class TenantAdmin(admin.ModelAdmin):
                     item = (item, RelatedOnlyFieldListFilter)
             result.append(item)
         return result
+
+    def get_changelist_instance(self, request):
+        """Django's ChangeList, with `list_totals`: the totals row of the filtered list, one
+        aggregate query (cells aligned with the list's columns; money in dollars)."""
+        changelist = super().get_changelist_instance(request)
+        changelist.list_totals = self._list_totals(changelist) if self.list_totals else None
+        return changelist
+
+    def _list_totals(self, changelist) -> list:
+        sums = changelist.queryset.order_by().aggregate(
+            **{f"total_{column}": Sum(field) for column, field in self.list_totals.items()}
+        )
+        count = changelist.result_count
+        label = f"Total ({count:,} row{'s' if count != 1 else ''})"
+        cells: list = []
+        for column in changelist.list_display:
+            if column in self.list_totals:
+                total = accounting(sums[f"total_{column}"] or 0)
+                cells.append({"column": column, "value": total, "label": False})
+            else:
+                cells.append({"column": None, "value": "", "label": False})
+        # The label takes the first cell that is not a total (the checkbox column, usually).
+        for cell in cells:
+            if cell["column"] is None:
+                cell.update(value=label, label=True)
+                break
+        return cells
 
     def get_paginator(self, request, queryset, per_page, *args, **kwargs):
         # The autocomplete pages `get_queryset` as it is; give it a stable order (the
@@ -382,11 +414,12 @@ class ReadOnlyInline(admin.TabularInline):
 
 
 def money_column(attr: str, description: str, *, ordering: str | None = None) -> Callable:
-    """An admin display method showing `obj.<attr>` (cents) as dollars in `obj.currency`."""
+    """An admin display method showing `obj.<attr>` (cents) as dollars in `obj.currency`,
+    a negative amount in parentheses (`accounting`); sortable by `ordering`."""
 
     @admin.display(description=description, ordering=ordering)
     def column(self, obj) -> str:
-        return dollars(getattr(obj, attr), obj.currency)
+        return accounting(getattr(obj, attr), obj.currency)
 
     column.__name__ = f"{attr}_display"
     return column
@@ -448,6 +481,23 @@ class TransitionActions:
         opts = self.opts
         codename = get_permission_codename("change", opts)
         return request.user.has_perm(f"{opts.app_label}.{codename}")
+
+
+def project_number_column() -> Callable:
+    """A list column showing the row's project by number (the name is in the filter and the
+    row's page), sortable; keeps money columns in view at 1440 px."""
+
+    @admin.display(description="Project", ordering="project__number")
+    def column(self, obj) -> str:
+        return obj.project.number
+
+    column.__name__ = "project_number"
+    return column
+
+
+def date_range(field: str, title: str) -> tuple:
+    """A list filter for a date range (from / to) on `field` (django-admin-rangefilter)."""
+    return (field, DateRangeFilterBuilder(title=title))
 
 
 def change_link(model: type[models.Model], pk: str | None, label: str | None = None) -> str:

@@ -20,7 +20,9 @@ from jobcost.admin.base import (
     ServiceAdmin,
     TransitionActions,
     change_link,
+    date_range,
     money_column,
+    project_number_column,
     run_each_with_reason,
     visible_queryset,
 )
@@ -148,19 +150,25 @@ class ChangeOrderAdmin(TransitionPages, TransitionActions, ServiceAdmin):
     list_display = (
         "number",
         "title",
-        "project",
-        "kind",
-        "commitment",
-        "amount_display",
         "status",
-        "pay_app",
+        "amount_display",
+        "kind",
         "approved_at",
+        "pay_app",
+        "project_number",
     )
     list_display_links = ("number", "title")
     list_select_related = ("project", "commitment", "pay_app")
-    list_filter = ("project", "status", "kind")
-    search_fields = ("number", "title", "=id")
-    ordering = ("project__number", "number")
+    list_filter = (
+        "project",
+        "status",
+        "kind",
+        date_range("approved_at", "approved"),
+    )
+    search_fields = ("number", "title", "commitment__number", "project__number", "=id")
+    ordering = ("-created_at", "-number")
+    list_totals = {"amount_display": "amount"}
+    project_number = project_number_column()
     actions = ("submit", "approve", "reject", "void")
 
     amount_display = money_column("amount", "Amount", ordering="amount")

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db.models import F
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each
+from jobcost.admin.base import (
+    ServiceAdmin,
+    ServiceForm,
+    money_column,
+    project_number_column,
+    run_each,
+)
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
 from jobcost.models import Commitment, CostCode, Vendor
 from jobcost.services import commitments
@@ -134,19 +141,40 @@ class CommitmentAdmin(ServiceAdmin):
     )
     list_display = (
         "number",
-        "project",
         "vendor",
-        "type",
         "status",
-        "cost_code",
         "original_amount_display",
         "revised_amount_display",
         "billed_to_date_display",
         "remaining_display",
+        "type",
+        "cost_code_number",
+        "project_number",
     )
     list_select_related = ("project", "vendor", "cost_code")
-    list_filter = ("status", "type", "project")
-    search_fields = ("number", "description", "vendor__name", "project__number", "=id")
+    list_filter = ("project", "status", "vendor", "type")
+    search_fields = (
+        "number",
+        "description",
+        "vendor__name",
+        "cost_code__code",
+        "project__number",
+        "project__name",
+        "=id",
+    )
+    ordering = ("-created_at", "-number")
+    list_totals = {
+        "original_amount_display": "original_amount",
+        "revised_amount_display": F("original_amount") + F("approved_changes"),
+        "billed_to_date_display": "billed_to_date",
+        "remaining_display": F("original_amount") + F("approved_changes") - F("billed_to_date"),
+    }
+    project_number = project_number_column()
+
+    @admin.display(description="Cost code", ordering="cost_code__code")
+    def cost_code_number(self, commitment) -> str:
+        return commitment.cost_code.code if commitment.cost_code_id else "—"
+
     actions = ("execute", "close", "void")
 
     original_amount_display = money_column(
@@ -154,7 +182,9 @@ class CommitmentAdmin(ServiceAdmin):
     )
     approved_changes_display = money_column("approved_changes", "Approved changes")
     revised_amount_display = money_column("revised_amount", "Revised")
-    billed_to_date_display = money_column("billed_to_date", "Billed to date")
+    billed_to_date_display = money_column(
+        "billed_to_date", "Billed to date", ordering="billed_to_date"
+    )
     remaining_display = money_column("remaining", "Remaining")
 
     def get_queryset(self, request):

@@ -25,8 +25,10 @@ from jobcost.admin.base import (
     ServiceAdmin,
     ServiceForm,
     change_link,
+    date_range,
     is_operator,
     money_column,
+    project_number_column,
     run_each,
     visible_queryset,
 )
@@ -45,6 +47,7 @@ from jobcost.models import (
     PayApp,
 )
 from jobcost.selectors import visible
+from jobcost.selectors.visible import pay_app_holding
 from jobcost.services import invoices
 
 TIMESTAMPS = ("created_at", "updated_at")
@@ -118,9 +121,17 @@ class InvoiceLineInline(ReadOnlyInline):
         )
 
 
+def with_period_pay_app_number(queryset, date_field: str):
+    """`queryset` with `period_pay_app_number` beside the selector's `period_pay_app_id`."""
+    return queryset.annotate(period_pay_app_number=pay_app_holding(date_field, "number"))
+
+
 def period_pay_app_link(obj) -> str:
-    """The API's `pay_app` of an invoice or waiver (`period_pay_app_id`), linked."""
-    return change_link(PayApp, obj.period_pay_app_id)
+    """The API's `pay_app` of an invoice or waiver (`period_pay_app_id`), linked and named
+    by its number ("Pay app #3")."""
+    number = getattr(obj, "period_pay_app_number", None)
+    label = f"Pay app #{number}" if number is not None else None
+    return change_link(PayApp, obj.period_pay_app_id, label)
 
 
 @admin.register(Invoice)
@@ -211,26 +222,53 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
         "voided_at",
         *TIMESTAMPS,
     )
+    # Money first after who and what state, so it is in view at 1440 px beside the filters.
     list_display = (
         "number",
         "vendor",
-        "commitment",
-        "project",
-        "invoice_date",
+        "status",
         "amount_display",
         "retainage_amount_display",
         "net_amount_display",
-        "status",
-        "pay_app_display",
+        "invoice_date",
+        "due_date",
+        "commitment_number",
+        "project_number",
     )
     list_select_related = ("project", "vendor", "commitment")
-    list_filter = ("project", "status", "vendor")
-    search_fields = ("number", "vendor__name", "=id")
-    ordering = ("-invoice_date", "number")
+    list_filter = (
+        "project",
+        "status",
+        "vendor",
+        date_range("invoice_date", "invoice date"),
+        date_range("due_date", "due date"),
+    )
+    search_fields = (
+        "number",
+        "vendor__name",
+        "commitment__number",
+        "project__number",
+        "project__name",
+        "=id",
+    )
+    ordering = ("-invoice_date", "-number")
+    list_totals = {
+        "amount_display": "amount",
+        "retainage_amount_display": "retainage_amount",
+        "net_amount_display": F("amount") - F("retainage_amount"),
+    }
+    project_number = project_number_column()
+
+    @admin.display(description="Commitment", ordering="commitment__number")
+    def commitment_number(self, invoice: Invoice) -> str:
+        return invoice.commitment.number
+
     actions = ("code_in_full", "approve", "mark_paid", "void")
 
     amount_display = money_column("amount", "Amount", ordering="amount")
-    retainage_amount_display = money_column("retainage_amount", "Retainage")
+    retainage_amount_display = money_column(
+        "retainage_amount", "Retainage", ordering="retainage_amount"
+    )
     net_amount_display = money_column("net_amount", "Net")
 
     @admin.display(description="Pay app (period)")
@@ -259,7 +297,8 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
         return format_html("<ul>{}</ul>", format_html_join("", "{}", ((i,) for i in items)))
 
     def get_queryset(self, request):
-        return visible_queryset(self, request, visible.invoice_list)
+        queryset = visible_queryset(self, request, visible.invoice_list)
+        return with_period_pay_app_number(queryset, "invoice_date")
 
     def get_inlines(self, request, obj):
         return [] if obj is None else [InvoiceLineInline]

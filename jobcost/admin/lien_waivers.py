@@ -17,10 +17,22 @@ from django.contrib import admin
 from django.contrib.admin.widgets import AdminDateWidget
 from django.utils import timezone
 
-from jobcost.admin.base import ServiceAdmin, ServiceForm, money_column, run_each, visible_queryset
+from jobcost.admin.base import (
+    ServiceAdmin,
+    ServiceForm,
+    date_range,
+    money_column,
+    project_number_column,
+    run_each,
+    visible_queryset,
+)
 from jobcost.admin.display import dollars
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
-from jobcost.admin.invoices import commitment_field, period_pay_app_link
+from jobcost.admin.invoices import (
+    commitment_field,
+    period_pay_app_link,
+    with_period_pay_app_number,
+)
 from jobcost.admin.object_steps import ObjectSteps, Step
 from jobcost.models import Invoice, InvoiceStatus, LienWaiver, LienWaiverStatus
 from jobcost.selectors import visible
@@ -191,18 +203,26 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
     )
     list_display = (
         "vendor",
-        "project",
         "type",
+        "status",
         "amount_display",
         "through_date",
-        "status",
         "received_on",
         "pay_app_display",
+        "project_number",
     )
     list_display_links = ("vendor", "type")
     list_select_related = ("project", "vendor")
-    list_filter = ("project", "status", "type")
-    search_fields = ("vendor__name", "=id")
+    list_filter = (
+        "project",
+        "status",
+        "vendor",
+        "type",
+        date_range("through_date", "through date"),
+    )
+    search_fields = ("vendor__name", "invoice__number", "commitment__number", "=id")
+    list_totals = {"amount_display": "amount"}
+    project_number = project_number_column()
     ordering = ("-through_date", "vendor__name")
     actions = ("mark_received", "mark_rejected")
 
@@ -213,7 +233,8 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
         return period_pay_app_link(waiver)
 
     def get_queryset(self, request):
-        return visible_queryset(self, request, visible.lien_waiver_list)
+        queryset = visible_queryset(self, request, visible.lien_waiver_list)
+        return with_period_pay_app_number(queryset, "through_date")
 
     def get_readonly_fields(self, request, obj=None):
         # The date received is recorded with the receipt ("Record receipt"); only a received

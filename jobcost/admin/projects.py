@@ -8,7 +8,7 @@ from django import forms
 from django.contrib import admin
 
 from jobcost.admin.base import ReadOnlyInline, ServiceAdmin, ServiceForm, money_column, run_each
-from jobcost.admin.display import dollars, percent
+from jobcost.admin.display import accounting, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
 from jobcost.models import BudgetLine, Owner, Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
@@ -121,7 +121,7 @@ def rollup_money(name: str, description: str, ordering: str | None = None):
 
     @admin.display(description=description, ordering=ordering)
     def column(self, project: Project) -> str:
-        return dollars(getattr(_rollup(project), name), project.currency)
+        return accounting(getattr(_rollup(project), name), project.currency)
 
     column.__name__ = f"{name}_display"
     return column

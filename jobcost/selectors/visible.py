@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.db.models import (
     BigIntegerField,
     CharField,
+    IntegerField,
     OuterRef,
     Prefetch,
     QuerySet,
@@ -96,8 +97,9 @@ def commitment_list(scope: Scope) -> QuerySet[Commitment]:
     return scope.filter(Commitment.objects.select_related("project", "vendor"))
 
 
-def pay_app_holding(date_field: str) -> Subquery:
-    """The ID of the project's pay app whose period holds the row's `date_field`."""
+def pay_app_holding(date_field: str, field: str = "id") -> Subquery:
+    """The ID (or `field`, e.g. its `number`) of the project's pay app whose period holds the
+    row's `date_field`."""
     return Subquery(
         PayApp.objects.filter(
             project_id=OuterRef("project_id"),
@@ -105,8 +107,8 @@ def pay_app_holding(date_field: str) -> Subquery:
             period_end__gte=OuterRef(date_field),
         )
         .order_by("number")
-        .values("id")[:1],
-        output_field=CharField(),
+        .values(field)[:1],
+        output_field=CharField() if field == "id" else IntegerField(),
     )
 
 

@@ -114,6 +114,15 @@ def errors_of(response) -> list[str]:
     ]
 
 
+def results_text(response) -> str:
+    """The list's table only (`#result_list`), unescaped: rows without the filters beside."""
+    page = response.content.decode()
+    start = page.find('id="result_list"')
+    if start == -1:
+        return ""
+    return html.unescape(page[start : page.index("</table>", start)])
+
+
 def text(response) -> str:
     """The page as unescaped text (for asserting a figure or message appears)."""
     return html.unescape(response.content.decode())

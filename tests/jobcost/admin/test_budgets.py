@@ -68,7 +68,7 @@ def test_budget_line_estimate_is_saved_and_cleared_through_the_service(web, job)
     line.refresh_from_db()
     assert line.cost_to_complete_estimate == 2_750_000_00
     page = web.get(budget_url(line))
-    assert readonly(page, "variance_display") == "-$250,000.00"
+    assert readonly(page, "variance_display") == "($250,000.00)"
     entry = AuditEntry.objects.filter(target_id=line.pk).latest("created_at")
     assert (entry.actor_type, entry.actor_id) == ("user", "accountant")
     assert entry.changes == {"cost_to_complete": {"before": None, "after": 2_750_000_00}}

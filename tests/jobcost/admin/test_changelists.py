@@ -93,7 +93,7 @@ def test_money_is_shown_in_dollars(web, job):
     budgets = text(web.get("/admin/jobcost/budgetline/"))
     assert "$5,200,000.00" in budgets  # committed on 03-300
     assert "$2,501,234.50" in budgets  # cost to complete on 26-000
-    assert "-$1,234.50" in budgets  # its variance
+    assert "($1,234.50)" in budgets  # its variance
     commitments = text(web.get("/admin/jobcost/commitment/"))
     assert "$5,200,000.00" in commitments
     assert "520000000" not in commitments

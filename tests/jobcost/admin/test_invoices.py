@@ -63,7 +63,8 @@ def test_list_shows_amount_retainage_and_net_in_dollars(web, money, api):
         111_109,
         pay_app.pk,
     )
-    assert f">{pay_app.pk}</a>" in body
+    detail = web.get(admin_url(invoice)).content.decode()
+    assert f">Pay app #{pay_app.number}</a>" in detail
     assert "Acme Concrete" in text(response) and "Coded" in text(response)
     by_status = text(web.get(LIST, {"status__exact": "received"}))
     assert "B-7" in by_status and "A-100" not in by_status
@@ -186,21 +187,22 @@ def test_approve_refuses_past_the_remaining_and_runs_the_others(web, money):
 
     response = _act(web, "approve", first, second)
 
+    # The list's order, newest first: A-2 is approved, then A-1 no longer fits.
     shown = set(messages_of(response))
-    assert ("success", f"{first}: approved (lien waiver requested).") in shown
+    assert ("success", f"{second}: approved (lien waiver requested).") in shown
     assert (
         "error",
-        f"{second}: $5,000.00 is more than the $4,000.00 left on commitment "
-        f"{money.commitment.number} ($10,000.00 committed, $6,000.00 already billed).",
+        f"{first}: $6,000.00 is more than the $5,000.00 left on commitment "
+        f"{money.commitment.number} ($10,000.00 committed, $5,000.00 already billed).",
     ) in shown
     assert dict(Invoice.objects.values_list("number", "status")) == {
-        "A-1": "approved",
-        "A-2": "coded",
+        "A-1": "coded",
+        "A-2": "approved",
     }
-    assert Commitment.objects.get(pk=money.commitment.pk).billed_to_date == 600_000
-    assert _actual(money) == 600_000
+    assert Commitment.objects.get(pk=money.commitment.pk).billed_to_date == 500_000
+    assert _actual(money) == 500_000
     assert LienWaiver.objects.count() == 1
-    assert not AuditEntry.objects.filter(target_id=second.pk, action="approved").exists()
+    assert not AuditEntry.objects.filter(target_id=first.pk, action="approved").exists()
 
 
 def test_refused_transitions_show_the_service_message_and_change_nothing(web, money):

@@ -21,7 +21,15 @@ from tests.factories import (
     make_key,
     make_pay_app,
 )
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, readonly, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    messages_of,
+    readonly,
+    results_text,
+    text,
+)
 
 LIST = "/admin/jobcost/lienwaiver/"
 ADD = "/admin/jobcost/lienwaiver/add/"
@@ -74,15 +82,15 @@ def test_list_shows_waivers_in_dollars_with_the_api_pay_app(web, money):
     body = response.content.decode()
     assert 'field-amount_display">$3,000.00<' in body
     assert 'field-amount_display">$12,345.67<' in body
-    assert f">{pay_app.pk}</a>" in body
+    assert f">Pay app #{pay_app.number}</a>" in body
     page = text(response)
     for shown in ("Conditional progress", "Unconditional final", "Requested", "Received"):
         assert shown in page
-    received = text(web.get(LIST, {"status__exact": "received"}))
+    received = results_text(web.get(LIST, {"status__exact": "received"}))
     assert "Summit Steel" in received and "Acme Concrete" not in received
-    by_type = text(web.get(LIST, {"type__exact": "conditional_progress"}))
+    by_type = results_text(web.get(LIST, {"type__exact": "conditional_progress"}))
     assert "Acme Concrete" in by_type and "Summit Steel" not in by_type
-    by_vendor = text(web.get(LIST, {"q": "summit"}))
+    by_vendor = results_text(web.get(LIST, {"q": "summit"}))
     assert "Summit Steel" in by_vendor and "Acme Concrete" not in by_vendor
 
 

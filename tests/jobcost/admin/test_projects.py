@@ -6,7 +6,7 @@ from decimal import Decimal
 from django.db.models import F
 
 from audit.models import AuditEntry
-from jobcost.admin.display import dollars
+from jobcost.admin.display import accounting
 from jobcost.models import BudgetLine, Project
 from jobcost.services.commitments import commitment_execute
 from jobcost.services.cost_codes import budget_line_update
@@ -169,7 +169,7 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
 
     assert page.status_code == 200
     for api_field, admin_field in ROLLUP_FIELDS.items():
-        assert readonly(page, admin_field) == dollars(api[api_field]), api_field
+        assert readonly(page, admin_field) == accounting(api[api_field]), api_field
     assert (
         readonly(page, "percent_complete_display")
         == f"{Decimal(str(api['percent_complete'])):.2f}%"
@@ -187,7 +187,7 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
     # earned: 8,550,000.00 × 2,550,000.00 / 7,900,000.00 = 2,759,810.126… → 2,759,810.13
     # (exact; the rounded 32.28 % would give 2,759,940.00).
     assert readonly(page, "earned_revenue_display") == "$2,759,810.13"
-    assert readonly(page, "over_under_billing_display") == "-$2,759,810.13"
+    assert readonly(page, "over_under_billing_display") == "($2,759,810.13)"
     assert readonly(page, "approved_changes_display") == "$150,000.00"
     # The budget inline, one row per cost code.
     body = text(page)
@@ -196,7 +196,7 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
         "$5,200,000.00",
         "$1,950,000.00",
         "$3,250,000.00",
-        "-$200,000.00",
+        "($200,000.00)",
     ):
         assert figure in body
     for figure in ("$2,500,000.00", "$600,000.00", "$2,100,000.00", "$2,700,000.00"):
