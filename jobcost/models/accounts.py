@@ -62,7 +62,7 @@ class ApiKey(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name or self.id} ({self.role}, {self.secret_hint})"
+        return f"{self.name or 'Unnamed key'} ({self.role}, {self.secret_hint})"
 
     # DRF treats the authenticated principal as a user; a key is always authenticated.
     is_authenticated = True

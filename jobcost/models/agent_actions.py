@@ -73,4 +73,4 @@ class AgentAction(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.action} {self.target or ''}".strip()
+        return f"Agent proposal: {self.get_action_display()}"

@@ -26,3 +26,9 @@ class TimestampedModel(models.Model):
 def list_index(name: str, *scope: str) -> models.Index:
     """The keyset index behind every list: scope columns, then (created_at, id) newest first."""
     return models.Index(fields=[*scope, "-created_at", "-id"], name=name)
+
+
+def loaded(obj: models.Model, relation: str):
+    """The related object of `relation` when it is already loaded (select_related or an
+    earlier access), else None: names (`__str__`) use it without a query of their own."""
+    return obj._state.fields_cache.get(relation)

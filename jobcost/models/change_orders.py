@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
 from jobcost.models.commitments import Commitment
 from jobcost.models.projects import CostCode, Project
 
@@ -107,4 +107,5 @@ class ChangeOrderLine(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.change_order_id} #{self.position}"
+        order = loaded(self, "change_order")
+        return f"Line {self.position}" + (f" of {order.number}" if order else "")

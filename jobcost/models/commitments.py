@@ -77,7 +77,7 @@ class Commitment(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.number} ({self.vendor_id})"
+        return f"Commitment {self.number} ({self.vendor.name})"
 
     @property
     def revised_amount(self) -> int:

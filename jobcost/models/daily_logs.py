@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
 from jobcost.models.parties import Vendor
 from jobcost.models.projects import Project
 
@@ -30,7 +30,8 @@ class DailyLog(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.project_id} {self.date:%Y-%m-%d}"
+        project = loaded(self, "project")
+        return f"Daily log {self.date:%b %-d, %Y}" + (f" ({project.number})" if project else "")
 
 
 class DailyLogManpower(models.Model):
@@ -56,4 +57,4 @@ class DailyLogManpower(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.daily_log_id} #{self.position} {self.trade}"
+        return f"{self.trade} (row {self.position})"

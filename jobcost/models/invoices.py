@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Q
 
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
 from jobcost.models.commitments import Commitment
 from jobcost.models.parties import Vendor
 from jobcost.models.projects import CostCode, Project
@@ -67,7 +67,7 @@ class Invoice(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.number} ({self.vendor_id})"
+        return f"Invoice {self.number} ({self.vendor.name})"
 
     @property
     def net_amount(self) -> int:
@@ -96,4 +96,5 @@ class InvoiceLine(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.invoice_id} #{self.position}"
+        invoice = loaded(self, "invoice")
+        return f"Line {self.position}" + (f" of invoice {invoice.number}" if invoice else "")

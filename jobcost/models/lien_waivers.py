@@ -70,7 +70,10 @@ class LienWaiver(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_type_display()} {self.vendor_id} through {self.through_date}"
+        return (
+            f"{self.get_type_display()} waiver from {self.vendor.name} "
+            f"through {self.through_date:%b %-d, %Y}"
+        )
 
     @property
     def currency(self) -> str:

@@ -76,7 +76,8 @@ class PayApp(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"Pay app #{self.number} ({self.period_start}–{self.period_end})"
+        """`Pay app #3 (Nov 2026)`: the number and the month its period ends in."""
+        return f"Pay app #{self.number} ({self.period_end:%b %Y})"
 
     @property
     def currency(self) -> str:
@@ -123,7 +124,7 @@ class PayAppLine(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.pay_app_id} item {self.item}"
+        return f"Item {self.item}"
 
     @property
     def total_completed_and_stored(self) -> int:

@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Q
 
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
 from jobcost.models.parties import Owner
 
 
@@ -144,7 +144,8 @@ class BudgetLine(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"Budget {self.cost_code_id}"
+        cost_code = loaded(self, "cost_code")
+        return f"Budget of {cost_code}" if cost_code else "Budget line"
 
     @property
     def revised_amount(self) -> int:
