@@ -12,10 +12,16 @@ class AdminActorMiddleware:
     def __call__(self, request):
         user = getattr(request, "user", None)
         if request.path.startswith("/admin/") and user is not None and user.is_authenticated:
+            # A back-office member acts in their account's role; an operator as superuser.
+            membership = getattr(user, "backoffice_membership", None)
+            if user.is_superuser:
+                role = "superuser"
+            else:
+                role = membership.role if membership is not None else "staff"
             actor = Actor(
                 type="user",
                 id=user.get_username(),
-                role="superuser" if user.is_superuser else "staff",
+                role=role,
                 request_id=getattr(request, "request_id", None),
             )
             with acting_as(actor):

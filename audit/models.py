@@ -51,7 +51,9 @@ class AuditEntry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.target_id} {self.action} by {self.actor_type}:{self.actor_id}"
+        """`Commitment approved, Nov 24, 2026 14:05` (what, done, when)."""
+        what = self.target_type.replace("_", " ").capitalize()
+        return f"{what} {self.action.replace('_', ' ')}, {self.created_at:%b %-d, %Y %H:%M}"
 
     def save(self, *args, **kwargs):
         if not self._state.adding:

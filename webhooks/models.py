@@ -37,7 +37,8 @@ class Event(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} {self.object_id}"
+        """`invoice.approved, Nov 24, 2026 14:05`."""
+        return f"{self.type}, {self.created_at:%b %-d, %Y %H:%M}"
 
     @property
     def updated_at(self):
@@ -157,7 +158,7 @@ class WebhookDelivery(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.id} {self.event_id} → {self.endpoint_id}"
+        return f"Delivery of {self.event} to {self.endpoint}"
 
 
 class WebhookAttempt(models.Model):
@@ -178,4 +179,4 @@ class WebhookAttempt(models.Model):
         constraints = [models.UniqueConstraint(fields=["delivery", "number"], name="attempt_once")]
 
     def __str__(self) -> str:
-        return f"{self.delivery_id} #{self.number}"
+        return f"Attempt {self.number}"

@@ -28,9 +28,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.filters import RelatedOnlyFieldListFilter
-from django.contrib.admin.utils import quote
+from django.contrib.admin.utils import quote, unquote
 from django.contrib.auth import get_permission_codename
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db import models, transaction
 from django.db.models import Sum
 from django.http import Http404
@@ -40,6 +40,7 @@ from django.utils.html import format_html
 from rangefilter.filters import DateRangeFilterBuilder
 
 from jobcost.admin.display import EMPTY, accounting
+from jobcost.admin.history import audit_trail_response
 from jobcost.api.errors import ApiError, Forbidden, translate
 from jobcost.api.policy import authorize
 from jobcost.api.scope import Scope
@@ -189,6 +190,16 @@ class TenantAdmin(admin.ModelAdmin):
         if isinstance(queryset, models.QuerySet) and not queryset.ordered:
             queryset = queryset.order_by("pk")
         return super().get_paginator(request, queryset, per_page, *args, **kwargs)
+
+    def history_view(self, request, object_id, extra_context=None):
+        """The object's audit trail (`jobcost.admin.history`) in place of Django's log, for
+        whoever may view the object; another account's object is 404."""
+        obj = self.get_object(request, unquote(object_id))
+        if obj is None:
+            raise Http404(f"No {self.opts.verbose_name} here.")
+        if not self.has_view_or_change_permission(request, obj):
+            raise PermissionDenied
+        return audit_trail_response(self, request, obj)
 
     def _get_obj_does_not_exist_redirect(self, request, opts, object_id):
         # Another account's object is absent, as through the API: 404, not a redirect
@@ -377,6 +388,14 @@ class ServiceAdmin(TenantAdmin):
         form = context["adminform"].form
         if request.method == "POST" and getattr(form, "saved_object", None) is not None:
             transaction.set_rollback(True)
+        if request.method == "POST" and obj is not None and form.errors:
+            # A refused save shows the stored figures: the form keeps what was typed, but the
+            # read-only and computed fields read the row as it is in the database, not the
+            # instance the form filled from the refused input.
+            stored = self.get_object(request, str(obj.pk))
+            if stored is not None:
+                form.instance = stored
+                context["original"] = stored
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def has_delete_permission(self, request, obj=None) -> bool:

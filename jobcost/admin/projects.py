@@ -159,7 +159,7 @@ class ProjectAdmin(ServiceAdmin):
                 ]
             },
         ),
-        ("Rollups (SPEC §9, as the API computes them)", {"fields": ROLLUPS}),
+        ("Figures to date", {"fields": ROLLUPS}),
         ("Timestamps", {"fields": TIMESTAMPS}),
     )
     change_readonly = ("id", "account", "owner", "status", "currency", "approved_changes_display")
