@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.db.models import F
+from django.template.response import TemplateResponse
+from django.urls import path
 
 from jobcost.admin.base import (
     ServiceAdmin,
@@ -15,7 +18,9 @@ from jobcost.admin.base import (
     project_number_column,
     run_each,
 )
+from jobcost.admin.commitment_ledger import ledger
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
+from jobcost.admin.object_pages import object_or_404, page_context, page_url
 from jobcost.models import Commitment, CostCode, Vendor
 from jobcost.services import commitments
 
@@ -186,6 +191,32 @@ class CommitmentAdmin(ServiceAdmin):
         "billed_to_date", "Billed to date", ordering="billed_to_date"
     )
     remaining_display = money_column("remaining", "Remaining")
+
+    change_form_template = "admin/jobcost/change_form.html"
+
+    def get_urls(self):
+        ledger_page = path(
+            "<path:object_id>/ledger/",
+            self.admin_site.admin_view(self.ledger_view),
+            name="jobcost_commitment_ledger",
+        )
+        return [ledger_page, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, unquote(object_id))
+        context = dict(extra_context or {})
+        if obj is not None:
+            context["object_links"] = [{"label": "Ledger", "url": page_url(self, obj, "ledger")}]
+        return super().change_view(request, object_id, form_url, context)
+
+    def ledger_view(self, request, object_id):
+        """The commitment's ledger: its invoices, change orders and waivers with totals."""
+        commitment = object_or_404(self, request, object_id)
+        context = {
+            **page_context(self, request, commitment, f"Ledger: {commitment}"),
+            "ledger": ledger(commitment),
+        }
+        return TemplateResponse(request, "admin/jobcost/commitment/ledger.html", context)
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("project", "vendor", "cost_code")

@@ -5,11 +5,25 @@ budget inline and the SPEC §9 rollups read through the same selectors as the AP
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path
 
-from jobcost.admin.base import ReadOnlyInline, ServiceAdmin, ServiceForm, money_column, run_each
+from jobcost.admin.base import (
+    ReadOnlyInline,
+    ServiceAdmin,
+    ServiceForm,
+    money_column,
+    role_allows,
+    run_each,
+)
+from jobcost.admin.budget_forecast import COLUMNS, Forecast
 from jobcost.admin.display import accounting, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
+from jobcost.admin.object_pages import object_or_404, page_context, page_url
 from jobcost.models import BudgetLine, Owner, Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
 from jobcost.selectors.rollups import ProjectRollup
@@ -202,6 +216,51 @@ class ProjectAdmin(ServiceAdmin):
     @admin.display(description="Projected margin")
     def projected_margin_display(self, project: Project) -> str:
         return percent(_rollup(project).projected_margin_pct)
+
+    change_form_template = "admin/jobcost/change_form.html"
+
+    def get_urls(self):
+        budget = path(
+            "<path:object_id>/budget/",
+            self.admin_site.admin_view(self.budget_view),
+            name="jobcost_project_budget",
+        )
+        return [budget, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, unquote(object_id))
+        context = dict(extra_context or {})
+        if obj is not None:
+            url = page_url(self, obj, "budget")
+            context["object_links"] = [{"label": "Budget and forecast", "url": url}]
+        return super().change_view(request, object_id, form_url, context)
+
+    def budget_view(self, request, object_id):
+        """The project's budget and forecast: GET shows it, POST saves the typed costs to
+        complete (for a role that may edit budget lines, as `PATCH /v1/budgets/{id}`)."""
+        project = object_or_404(self, request, object_id)
+        editable = role_allows(request, "budgets", "partial_update")
+        forecast = Forecast(project, data=request.POST if request.method == "POST" else None)
+        if request.method == "POST":
+            if not editable:
+                raise PermissionDenied
+            changed = forecast.save()
+            if not forecast.errors:
+                self.message_user(
+                    request,
+                    f"{project}: {changed} cost{'s' if changed != 1 else ''} to complete saved.",
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(page_url(self, project, "budget"))
+        context = {
+            **page_context(self, request, project, f"Budget and forecast: {project}"),
+            "columns": COLUMNS,
+            "rows": forecast.rows(),
+            "totals": forecast.totals(),
+            "errors": forecast.errors,
+            "editable": editable,
+        }
+        return TemplateResponse(request, "admin/jobcost/project/budget.html", context)
 
     def get_queryset(self, request):
         return with_rollups(super().get_queryset(request))

@@ -39,3 +39,16 @@ def column(row, name: str) -> int:
     if box.count():
         return int(Decimal(box.input_value().replace(",", "") or "0") * 100)
     return cents(cell.inner_text())
+
+
+def readonly(page, field: str) -> str:
+    """A read-only field's text on an admin page."""
+    return page.locator(f".field-{field} .readonly").inner_text().strip()
+
+
+def pick(page, select: str, containing: str) -> str:
+    """Choose the option of `select` whose text contains `containing`; return its text."""
+    option = page.locator(f"{select} option", has_text=containing)
+    assert option.count() == 1, containing
+    page.select_option(select, value=option.get_attribute("value"))
+    return option.inner_text()
