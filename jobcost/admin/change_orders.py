@@ -7,7 +7,7 @@ one call of `change_order_create` / `change_order_update` (the services behind
 code of another project — writes nothing and is shown at the lines. Submitted, approved,
 rejected and void change orders are view-only. Submit, approve, reject (with an optional
 reason) and void are buttons on the change order's page, each behind a confirmation page
-(`transitions.TransitionPages`), and actions of the list.
+(`object_steps.ObjectSteps`), and actions of the list.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from jobcost.admin.base import (
 )
 from jobcost.admin.change_order_forms import ChangeOrderAddForm, ChangeOrderForm
 from jobcost.admin.display import dollars
-from jobcost.admin.transitions import Transition, TransitionPages
+from jobcost.admin.object_steps import NoForm, ObjectSteps, ReasonForm, Step
 from jobcost.models import ChangeOrder, ChangeOrderKind, ChangeOrderLine, ChangeOrderStatus, PayApp
 from jobcost.selectors import visible
 from jobcost.services import change_orders
@@ -45,55 +45,116 @@ DATES = (
     *TIMESTAMPS,
 )
 
-TRANSITIONS = (
-    Transition(
-        slug="submit",
-        label="Submit",
-        action="submit",
-        statuses=(S.DRAFT,),
-        reason=None,
-        explain="The change order goes for approval as it stands (pending); its lines can no "
-        "longer be edited.",
-        run=lambda co, reason: change_orders.change_order_submit(change_order_id=co.pk),
-        done="Submitted for approval (pending).",
+EXPLAIN = {
+    "submit": "The change order goes for approval as it stands (pending); its lines can no "
+    "longer be edited.",
+    "approve": "The change is applied: an owner change order adds its amount to the revised "
+    "contract and each line's budget change to its cost code's budget, and lands on the draft "
+    "pay app as its own G703 row; a commitment change order changes the commitment's revised "
+    "amount.",
+    "reject": "The change order is refused; nothing changes on the contract, budgets or "
+    "commitment. The reason, if given, is kept on it.",
+    "void": "The change order is cancelled for good; it stays on record as void.",
+}
+DONE = {
+    "submit": "Submitted for approval (pending).",
+    "approve": "Approved.",
+    "reject": "Rejected.",
+    "void": "Voided.",
+}
+
+
+def change_order_figures(change_order: ChangeOrder) -> list[tuple[str, str]]:
+    """The amount, and the contract (or commitment) it changes, now and after approval."""
+    figures = [("Amount", dollars(change_order.amount))]
+    pending = change_order.status in (S.DRAFT, S.PENDING)
+    if change_order.kind == ChangeOrderKind.OWNER:
+        project = change_order.project
+        revised = project.contract_amount + project.approved_changes
+        figures.append(("Revised contract now", dollars(revised)))
+        if pending:
+            figures.append(("After approval", dollars(revised + change_order.amount)))
+    elif change_order.commitment is not None:
+        commitment = change_order.commitment
+        figures.append((f"{commitment} now", dollars(commitment.revised_amount)))
+        if pending:
+            figures.append(
+                ("After approval", dollars(commitment.revised_amount + change_order.amount))
+            )
+    return figures
+
+
+def change_order_lines(change_order: ChangeOrder) -> dict:
+    """The change order's lines as its confirmation pages list them."""
+    lines = change_order.lines.select_related("cost_code").order_by("position")
+    return {
+        "title": "Lines",
+        "id": "change-order-lines",
+        "columns": ("Cost code", "Description", "Amount", "Budget change"),
+        "rows": [
+            (
+                f"{line.cost_code.code} {line.cost_code.name}",
+                line.description,
+                dollars(line.amount),
+                dollars(line.budget_amount),
+            )
+            for line in lines
+        ],
+    }
+
+
+def _step(slug, label, action, statuses, form, run) -> Step:
+    return Step(
+        slug=slug,
+        label=label,
+        policy_action=action,
+        offered=lambda change_order: change_order.status in statuses,
+        explain=lambda change_order: EXPLAIN[slug],
+        run=run,
+        done=lambda change_order: f"{change_order}: {DONE[slug]}",
+        form=form,
+        figures=change_order_figures,
+        details=change_order_lines,
+    )
+
+
+STEPS = (
+    _step(
+        "submit",
+        "Submit",
+        "submit",
+        (S.DRAFT,),
+        NoForm,
+        lambda co, data: change_orders.change_order_submit(change_order_id=co.pk),
     ),
-    Transition(
-        slug="approve",
-        label="Approve",
-        action="approve",
-        statuses=(S.DRAFT, S.PENDING),
-        reason=None,
-        explain="The change is applied: an owner change order adds its amount to the revised "
-        "contract and each line's budget change to its cost code's budget, and lands on the "
-        "draft pay app as its own G703 row; a commitment change order changes the "
-        "commitment's revised amount.",
-        run=lambda co, reason: change_orders.change_order_approve(change_order_id=co.pk),
-        done="Approved.",
+    _step(
+        "approve",
+        "Approve",
+        "approve",
+        (S.DRAFT, S.PENDING),
+        NoForm,
+        lambda co, data: change_orders.change_order_approve(change_order_id=co.pk),
     ),
-    Transition(
-        slug="reject",
-        label="Reject",
-        action="reject",
-        statuses=(S.PENDING,),
-        reason=False,
-        explain="The change order is refused; nothing changes on the contract, budgets or "
-        "commitment. The reason, if given, is kept on it.",
-        run=lambda co, reason: change_orders.change_order_reject(
-            change_order_id=co.pk, reason=reason
+    _step(
+        "reject",
+        "Reject",
+        "reject",
+        (S.PENDING,),
+        ReasonForm,
+        lambda co, data: change_orders.change_order_reject(
+            change_order_id=co.pk, reason=data.get("reason", "")
         ),
-        done="Rejected.",
     ),
-    Transition(
-        slug="void",
-        label="Void",
-        action="void",
-        statuses=(S.DRAFT, S.PENDING),
-        reason=None,
-        explain="The change order is cancelled for good; it stays on record as void.",
-        run=lambda co, reason: change_orders.change_order_void(change_order_id=co.pk),
-        done="Voided.",
+    _step(
+        "void",
+        "Void",
+        "void",
+        (S.DRAFT, S.PENDING),
+        NoForm,
+        lambda co, data: change_orders.change_order_void(change_order_id=co.pk),
     ),
 )
+STEPS_BY_SLUG = {step.slug: step for step in STEPS}
 
 
 class ChangeOrderLineInline(ReadOnlyInline):
@@ -120,12 +181,12 @@ class ChangeOrderLineInline(ReadOnlyInline):
 
 
 @admin.register(ChangeOrder)
-class ChangeOrderAdmin(TransitionPages, TransitionActions, ServiceAdmin):
+class ChangeOrderAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
     """Owner and commitment change orders: drafts edited with their lines, status moves on
     the page (confirmed) and as list actions."""
 
     policy_basename = "change-orders"
-    transitions = TRANSITIONS
+    steps = STEPS
     change_form_template = "admin/jobcost/changeorder/change_form.html"
 
     add_form, change_form = ChangeOrderAddForm, ChangeOrderForm
@@ -239,52 +300,17 @@ class ChangeOrderAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         changes["lines"] = data["lines"]
         return change_orders.change_order_update(change_order_id=obj.pk, changes=changes)
 
-    def transition_figures(self, change_order: ChangeOrder) -> list[tuple[str, str]]:
-        figures = [("Amount", dollars(change_order.amount))]
-        if change_order.kind == ChangeOrderKind.OWNER:
-            project = change_order.project
-            revised = project.contract_amount + project.approved_changes
-            figures.append(("Revised contract now", dollars(revised)))
-            if change_order.status == S.PENDING:
-                figures.append(("After approval", dollars(revised + change_order.amount)))
-        elif change_order.commitment is not None:
-            commitment = change_order.commitment
-            figures.append(
-                (f"Commitment {commitment.number} now", dollars(commitment.revised_amount))
-            )
-            if change_order.status == S.PENDING:
-                after = commitment.revised_amount + change_order.amount
-                figures.append(("After approval", dollars(after)))
-        return figures
-
-    def transition_details(self, change_order: ChangeOrder, step) -> dict | None:
-        lines = change_order.lines.select_related("cost_code").order_by("position")
-        return {
-            "title": "Lines",
-            "id": "change-order-lines",
-            "columns": ("Cost code", "Description", "Amount", "Budget change"),
-            "rows": [
-                (
-                    f"{line.cost_code.code} {line.cost_code.name}",
-                    line.description,
-                    dollars(line.amount),
-                    dollars(line.budget_amount),
-                )
-                for line in lines
-            ],
-        }
-
     def _confirmed(self, request, queryset, slug: str, title: str):
-        step = next(t for t in TRANSITIONS if t.slug == slug)
+        step = STEPS_BY_SLUG[slug]
         return run_each_with_reason(
             self,
             request,
             queryset,
-            step.run,
-            step.done[0].lower() + step.done[1:].rstrip("."),
+            lambda change_order, reason: step.run(change_order, {"reason": reason}),
+            DONE[slug][0].lower() + DONE[slug][1:].rstrip("."),
             title=title,
-            required=step.reason,
-            explain=step.explain,
+            required=False if step.form is ReasonForm else None,
+            explain=EXPLAIN[slug],
         )
 
     @admin.action(description="Submit for approval…", permissions=["transition"])

@@ -9,7 +9,8 @@ extending the admin's base template, CSRF, a real "Confirm" button), POST runs t
 transaction. A refusal re-renders the page with the service's message next to the form and
 writes nothing; success redirects to the change page with a message. The object is read
 through the admin's own `get_object` (the account's rows only: another account's object is
-404) and the step through `TenantAdmin._may` (operators: Django's change permission).
+404) and the step through `TenantAdmin._may` (operators: Django's change permission on the
+model).
 """
 
 from __future__ import annotations
@@ -36,11 +37,22 @@ class NoForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    """A confirmation that asks a reason (a textarea labelled "Reason")."""
+    """A confirmation that asks a reason (a textarea labelled "Reason"), optional."""
 
     reason = forms.CharField(
-        label="Reason", widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), required=False
+        label="Reason",
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        required=False,
+        max_length=2000,
     )
+
+
+class RequiredReasonForm(ReasonForm):
+    """A confirmation that will not go on without a reason (rejections, overrides)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = True
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,9 @@ class Step:
     accountant's words; `form` the page's form class (`NoForm`, `ReasonForm`, …, built as
     `form(data, obj=obj)` when it takes `obj`); `run(obj, cleaned_data)` the service call,
     returning the object; `done(obj)` the success message; `refusal(obj, error)` an optional
-    rewording of a refusal (`ApiError`) in the accountant's words."""
+    rewording of a refusal (`ApiError`) in the accountant's words; `figures(obj)` the
+    (label, dollars) rows the page shows (what will be certified, the contract before and
+    after, …) and `details(obj)` an optional table ({"title", "id", "columns", "rows"})."""
 
     slug: str
     label: str
@@ -66,6 +80,8 @@ class Step:
     form_takes_object: bool = False
     refusal: Callable[[Any, ApiError], str] | None = None
     not_offered: Callable[[Any], str] | None = None
+    figures: Callable[[Any], list[tuple[str, str]]] | None = None
+    details: Callable[[Any], dict | None] | None = None
 
     def make_form(self, obj, data=None) -> forms.Form:
         """The step's form, bound to `data` when given."""
@@ -80,7 +96,7 @@ class ObjectSteps:
 
     steps: tuple[Step, ...] = ()
     step_template = "admin/jobcost/object_step.html"
-    change_form_template = "admin/jobcost/object_steps_change_form.html"
+    change_form_template = "admin/jobcost/change_form.html"
 
     def _step_url_name(self, step: Step) -> str:
         opts = self.model._meta
@@ -93,7 +109,10 @@ class ObjectSteps:
     def may_step(self, request, step: Step) -> bool:
         """Operators: Django's change permission; members: the API policy of the step."""
         if is_operator(request):
-            return self.has_change_permission(request)
+            # Django's change permission on the model (not the admin's `has_change_permission`,
+            # which a view-only page such as a pay app's turns off).
+            opts = self.model._meta
+            return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
         return self._may(request, step.policy_action)
 
     def get_urls(self):
@@ -171,6 +190,8 @@ class ObjectSteps:
             "offered": step.offered(obj),
             "form": form,
             "refusal": refusal,
+            "figures": step.figures(obj) if step.figures else [],
+            "details": step.details(obj) if step.details else None,
             "change_url": reverse(
                 f"admin:{opts.app_label}_{opts.model_name}_change", args=[quote(obj.pk)]
             ),

@@ -6,9 +6,9 @@ each behind a confirmation page (docs/backoffice/pay-apps.md).
   service behind `PATCH /v1/pay-apps/{id}`, in one transaction; every line past its scheduled
   value is flagged on its row by the service's own rule (`scheduled_value_breach`) and nothing
   is written. The page then shows the stored G702, never one computed from refused input.
-- `TRANSITIONS` lists what the page offers (submit, submit over missing waivers, approve,
-  reject, mark paid): its button, the API action its role rule is (`policy.authorize`), the
-  statuses it applies to, whether a reason is asked and the service it calls.
+- `STEPS` lists what the page offers (submit, submit over missing waivers, approve, reject,
+  mark paid) as `object_steps.Step`s: the button, the API action whose role rule applies
+  (`policy.authorize`), when it is offered, the reason asked and the service it calls.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from django.db import transaction
 from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
-from jobcost.admin.transitions import Transition
+from jobcost.admin.object_steps import NoForm, RequiredReasonForm, Step
 from jobcost.api.errors import ValidationFailed, translate
 from jobcost.models import PayApp, PayAppLine, PayAppStatus
 from jobcost.money import MONEY_MAX
 from jobcost.selectors.g702 import g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers, waivers_missing
+from jobcost.selectors.pay_apps import pay_app_figures
 from jobcost.services import pay_apps
 
 S = PayAppStatus
@@ -219,72 +220,137 @@ def _has_missing_waivers(pay_app: PayApp) -> bool:
     return waivers_missing(pay_app).exists()
 
 
-TRANSITIONS = (
-    Transition(
-        slug="submit",
-        label="Submit",
-        action="submit",
-        statuses=(S.DRAFT,),
-        reason=None,
-        explain=(
-            "The application goes to the owner as it stands: its period is locked and its "
-            "figures are certified as shown. It is refused while lien waivers for the period "
-            "are missing."
+# (G702 field, label) in the form's order.
+G702_LINES = (
+    ("original_contract_sum", "1. Original contract sum"),
+    ("net_change_by_change_orders", "2. Net change by change orders"),
+    ("contract_sum_to_date", "3. Contract sum to date"),
+    ("total_completed_and_stored", "4. Total completed and stored to date"),
+    ("retainage_completed_work", "5a. Retainage on completed work"),
+    ("retainage_stored_materials", "5b. Retainage on stored materials"),
+    ("total_retainage", "5. Total retainage"),
+    ("total_earned_less_retainage", "6. Total earned less retainage"),
+    ("less_previous_certificates", "7. Less previous certificates for payment"),
+    ("current_payment_due", "8. Current payment due"),
+    ("balance_to_finish_including_retainage", "9. Balance to finish, including retainage"),
+    ("work_this_period", "Work this period"),
+    ("retainage_this_period", "Retainage this period"),
+    ("net_due_this_period", "Net due this period"),
+)
+G702_LABELS = dict(G702_LINES)
+CERTIFIED_LINES = (
+    "contract_sum_to_date",
+    "total_completed_and_stored",
+    "total_retainage",
+    "current_payment_due",
+)
+
+
+def certified_figures(pay_app: PayApp) -> list[tuple[str, str]]:
+    """The G702 lines a confirmation shows: what the owner is asked to certify, in dollars
+    (`pay_app` read through `visible.pay_app_list`, as the admin reads it)."""
+    figures = pay_app_figures(pay_app)
+    return [(G702_LABELS[name], dollars(getattr(figures, name))) for name in CERTIFIED_LINES]
+
+
+def missing_waivers_table(pay_app: PayApp) -> dict:
+    """The lien waivers still missing for the period, as the override's page lists them."""
+    return {
+        "title": "Lien waivers missing for the period",
+        "id": "missing-waivers",
+        "columns": ("Vendor", "Waiver", "Through", "Amount", "Status"),
+        "rows": [
+            (
+                waiver.vendor.name,
+                waiver.get_type_display(),
+                waiver.through_date,
+                dollars(waiver.amount),
+                waiver.get_status_display(),
+            )
+            for waiver in missing_waivers_of(pay_app)
+        ],
+    }
+
+
+# What each move does, in words, and the message after it (the page and the list's actions).
+EXPLAIN = {
+    "submit": "The application goes to the owner as it stands: its period is locked and its "
+    "figures are certified as shown. It is refused while lien waivers for the period are "
+    "missing.",
+    "submit-over-waivers": "The application goes to the owner although the lien waivers below "
+    "have not been received. The override, the vendors and your reason are recorded on the "
+    "audit trail.",
+    "approve": "The owner certified the application: it becomes the previous certificate of "
+    "the next one.",
+    "reject": "The owner sent the application back: it returns to draft and its period opens "
+    "again for corrections. The owner's reason is kept on the pay app.",
+    "mark-paid": "The owner's payment of the current payment due was received.",
+}
+DONE = {
+    "submit": "Submitted to the owner.",
+    "submit-over-waivers": "Submitted to the owner over missing lien waivers; the reason is on "
+    "the audit trail.",
+    "approve": "Approved (certified by the owner).",
+    "reject": "Rejected back to draft.",
+    "mark-paid": "Marked paid.",
+}
+
+
+def _step(slug, label, action, statuses, form, run, **extra) -> Step:
+    return Step(
+        slug=slug,
+        label=label,
+        policy_action=action,
+        offered=extra.pop("offered", lambda pay_app: pay_app.status in statuses),
+        explain=lambda pay_app: EXPLAIN[slug],
+        run=run,
+        done=lambda pay_app: f"{pay_app}: {DONE[slug]}",
+        form=form,
+        figures=certified_figures,
+        **extra,
+    )
+
+
+STEPS = (
+    _step("submit", "Submit", "submit", (S.DRAFT,), NoForm, lambda p, data: submit(p)),
+    _step(
+        "submit-over-waivers",
+        "Submit over missing waivers",
+        "submit",
+        (S.DRAFT,),
+        RequiredReasonForm,
+        lambda p, data: pay_apps.pay_app_submit(
+            pay_app_id=p.pk, allow_missing_waivers=True, reason=data["reason"]
         ),
-        run=lambda pay_app, reason: submit(pay_app),
-        done="Submitted to the owner.",
+        offered=lambda p: p.status == S.DRAFT and _has_missing_waivers(p),
+        details=missing_waivers_table,
     ),
-    Transition(
-        slug="submit-over-waivers",
-        label="Submit over missing waivers",
-        action="submit",
-        statuses=(S.DRAFT,),
-        reason=True,
-        explain=(
-            "The application goes to the owner although the lien waivers below have not been "
-            "received. The override, the vendors and your reason are recorded on the audit "
-            "trail."
-        ),
-        run=lambda pay_app, reason: pay_apps.pay_app_submit(
-            pay_app_id=pay_app.pk, allow_missing_waivers=True, reason=reason
-        ),
-        done="Submitted to the owner over missing lien waivers; the reason is on the audit trail.",
-        offered=_has_missing_waivers,
+    _step(
+        "approve",
+        "Approve",
+        "approve",
+        (S.SUBMITTED,),
+        NoForm,
+        lambda p, data: pay_apps.pay_app_approve(pay_app_id=p.pk),
     ),
-    Transition(
-        slug="approve",
-        label="Approve",
-        action="approve",
-        statuses=(S.SUBMITTED,),
-        reason=None,
-        explain="The owner certified the application: it becomes the previous certificate "
-        "of the next one.",
-        run=lambda pay_app, reason: pay_apps.pay_app_approve(pay_app_id=pay_app.pk),
-        done="Approved (certified by the owner).",
+    _step(
+        "reject",
+        "Reject",
+        "reject",
+        (S.SUBMITTED,),
+        RequiredReasonForm,
+        lambda p, data: pay_apps.pay_app_reject(pay_app_id=p.pk, reason=data["reason"]),
     ),
-    Transition(
-        slug="reject",
-        label="Reject",
-        action="reject",
-        statuses=(S.SUBMITTED,),
-        reason=True,
-        explain="The owner sent the application back: it returns to draft and its period "
-        "opens again for corrections. The owner's reason is kept on the pay app.",
-        run=lambda pay_app, reason: pay_apps.pay_app_reject(pay_app_id=pay_app.pk, reason=reason),
-        done="Rejected back to draft.",
-    ),
-    Transition(
-        slug="mark-paid",
-        label="Mark paid",
-        action="mark_paid",
-        statuses=(S.APPROVED,),
-        reason=None,
-        explain="The owner's payment of the current payment due was received.",
-        run=lambda pay_app, reason: pay_apps.pay_app_mark_paid(pay_app_id=pay_app.pk),
-        done="Marked paid.",
+    _step(
+        "mark-paid",
+        "Mark paid",
+        "mark_paid",
+        (S.APPROVED,),
+        NoForm,
+        lambda p, data: pay_apps.pay_app_mark_paid(pay_app_id=p.pk),
     ),
 )
-TRANSITIONS_BY_SLUG = {t.slug: t for t in TRANSITIONS}
+STEPS_BY_SLUG = {step.slug: step for step in STEPS}
 
 
 def missing_waivers_of(pay_app: PayApp) -> list:

@@ -28,13 +28,16 @@ from jobcost.admin.base import (
 )
 from jobcost.admin.display import dollars
 from jobcost.admin.fields import LabelledChoiceField, with_account
+from jobcost.admin.object_steps import ObjectSteps, ReasonForm
 from jobcost.admin.pay_app_close import (
-    TRANSITIONS,
-    TRANSITIONS_BY_SLUG,
+    DONE,
+    EXPLAIN,
+    G702_LABELS,
+    G702_LINES,
+    STEPS,
+    STEPS_BY_SLUG,
     G703Grid,
-    missing_waivers_of,
 )
-from jobcost.admin.transitions import TransitionPages
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
@@ -43,25 +46,7 @@ from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
 from jobcost.services import pay_apps
 
 TIMESTAMPS = ("created_at", "updated_at")
-# (G702 field, label) in the form's order.
-G702_LINES = (
-    ("original_contract_sum", "1. Original contract sum"),
-    ("net_change_by_change_orders", "2. Net change by change orders"),
-    ("contract_sum_to_date", "3. Contract sum to date"),
-    ("total_completed_and_stored", "4. Total completed and stored to date"),
-    ("retainage_completed_work", "5a. Retainage on completed work"),
-    ("retainage_stored_materials", "5b. Retainage on stored materials"),
-    ("total_retainage", "5. Total retainage"),
-    ("total_earned_less_retainage", "6. Total earned less retainage"),
-    ("less_previous_certificates", "7. Less previous certificates for payment"),
-    ("current_payment_due", "8. Current payment due"),
-    ("balance_to_finish_including_retainage", "9. Balance to finish, including retainage"),
-    ("work_this_period", "Work this period"),
-    ("retainage_this_period", "Retainage this period"),
-    ("net_due_this_period", "Net due this period"),
-)
 G702_FIELDS = tuple(f"{name}_display" for name, _label in G702_LINES)
-G702_LABELS = dict(G702_LINES)
 
 
 class PayAppAddForm(ServiceForm):
@@ -110,7 +95,7 @@ def figure(name: str, description: str):
 
 
 @admin.register(PayApp)
-class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
+class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
     """Owner billings: created here, read with their G702/G703, moved by actions."""
 
     policy_basename = "pay-apps"
@@ -216,7 +201,7 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         return ", ".join(v.name for v in vendors) or "None"
 
     change_form_template = "admin/jobcost/payapp/change_form.html"
-    transitions = TRANSITIONS
+    steps = STEPS
 
     def get_urls(self):
         pdf = path(
@@ -270,35 +255,6 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
         request.method = "GET"
         return self.change_view(request, object_id, extra_context={"g703": grid})
 
-    def transition_figures(self, pay_app: PayApp) -> list[tuple[str, str]]:
-        figures = _figures(pay_app)
-        names = (
-            "contract_sum_to_date",
-            "total_completed_and_stored",
-            "total_retainage",
-            "current_payment_due",
-        )
-        return [(G702_LABELS[name], dollars(getattr(figures, name))) for name in names]
-
-    def transition_details(self, pay_app: PayApp, step) -> dict | None:
-        if step.offered is None:
-            return None
-        return {
-            "title": "Lien waivers missing for the period",
-            "id": "missing-waivers",
-            "columns": ("Vendor", "Waiver", "Through", "Amount", "Status"),
-            "rows": [
-                (
-                    waiver.vendor.name,
-                    waiver.get_type_display(),
-                    waiver.through_date,
-                    dollars(waiver.amount),
-                    waiver.get_status_display(),
-                )
-                for waiver in missing_waivers_of(pay_app)
-            ],
-        }
-
     def pdf_view(self, request, object_id):
         """The file GET /v1/pay-apps/{id}/pdf serves, for whoever may view this pay app here."""
         pay_app = self.get_object(request, unquote(object_id))
@@ -336,16 +292,17 @@ class PayAppAdmin(TransitionPages, TransitionActions, ServiceAdmin):
     def _confirmed(self, request, queryset, slug: str, title: str):
         """A changelist action as the page's transition `slug`: a confirmation page first
         (with the reason it asks), then the service on each selected pay app."""
-        step = TRANSITIONS_BY_SLUG[slug]
+        step = STEPS_BY_SLUG[slug]
+        asks = step.form.base_fields.get("reason")
         return run_each_with_reason(
             self,
             request,
             queryset,
-            step.run,
-            step.done[0].lower() + step.done[1:].rstrip("."),
+            lambda pay_app, reason: step.run(pay_app, {"reason": reason}),
+            DONE[slug][0].lower() + DONE[slug][1:].rstrip("."),
             title=title,
-            required=step.reason,
-            explain=step.explain,
+            required=None if asks is None else step.form is not ReasonForm,
+            explain=EXPLAIN[slug],
         )
 
     @admin.action(description="Submit to the owner…", permissions=["transition"])

@@ -183,8 +183,8 @@ def _one_of(model, model_admin, ids: set[str]):
     return model._default_manager.filter(pk__in=ids).first()
 
 
-# Values for the other parts of an admin's own object URLs (e.g. a pay app's confirmation).
-URL_PARTS = {"transition": ["submit", "submit-over-waivers", "approve", "reject", "mark-paid"]}
+# Values for the other parts of an admin's own object URLs, should one take more than the ID.
+URL_PARTS: dict[str, list[str]] = {}
 
 
 def _walk_object_pages(client: Client, model_admin, theirs, may_view: bool, hidden: set[str]):
