@@ -23,6 +23,7 @@ from jobcost.admin.base import (
     ServiceAdmin,
     ServiceForm,
     TransitionActions,
+    date_range,
     run_each_with_reason,
     visible_queryset,
 )
@@ -145,7 +146,7 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
     )
     list_display_links = ("number", "period")
     list_select_related = ("project",)
-    list_filter = ("project", "status")
+    list_filter = ("project", "status", date_range("period_end", "period ending"))
     search_fields = ("project__number", "project__name", "=id")
     ordering = ("project__number", "-number")
     actions = ("submit", "submit_overriding_waivers", "reject", "approve", "mark_paid")
