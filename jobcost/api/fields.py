@@ -102,16 +102,6 @@ class HoursField(ExactNumberField):
     maximum, unit = Decimal("9999999.99"), "0 to 9999999.99"
 
 
-@extend_schema_field(
-    {"type": "number", "description": "Computed percent, two decimals.", "readOnly": True}
-)
-class ComputedPercentField(serializers.ReadOnlyField):
-    """A computed percentage, rounded to two decimals half away from zero."""
-
-    def to_representation(self, value):
-        return Decimal(value).quantize(TWO_PLACES)
-
-
 @extend_schema_field(OpenApiTypes.STR)
 class RefField(serializers.Field):
     """A reference to another object by prefixed ID, resolved in the key's visibility.

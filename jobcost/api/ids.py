@@ -12,30 +12,6 @@ _ALPHABET = string.ascii_letters + string.digits
 _LENGTH = 24
 _SPACE = len(_ALPHABET) ** _LENGTH
 
-PREFIXES = {
-    "account": "acct",
-    "api_key": "key",
-    "owner": "own",
-    "vendor": "vnd",
-    "project": "prj",
-    "cost_code": "cc",
-    "budget_line": "bl",
-    "commitment": "cmt",
-    "change_order": "co",
-    "invoice": "inv",
-    "lien_waiver": "lw",
-    "pay_app": "pa",
-    "rfi": "rfi",
-    "daily_log": "dl",
-    "agent_action": "aa",
-    "webhook_endpoint": "we",
-    "event": "evt",
-    "webhook_delivery": "wd",
-    "audit_entry": "aud",
-    "request": "req",
-    "cursor": "cur",
-}
-
 
 def new_id(prefix: str) -> str:
     """Return a fresh ID such as `prj_4Fq...` for the given prefix (without underscore)."""

@@ -7,7 +7,6 @@ from jobcost.models import (
     CostCode,
     Invoice,
     Owner,
-    PayApp,
     Project,
     Rfi,
     Vendor,
@@ -60,10 +59,6 @@ def commitment_ref(**kwargs) -> RefField:
 
 def invoice_ref(**kwargs) -> RefField:
     return _ref("inv", Invoice, "project", **kwargs)
-
-
-def pay_app_ref(**kwargs) -> RefField:
-    return _ref("pa", PayApp, "project", **kwargs)
 
 
 def rfi_ref(**kwargs) -> RefField:
