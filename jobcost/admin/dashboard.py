@@ -19,7 +19,12 @@ from django.urls import reverse
 
 from jobcost.admin.base import EVERY_ACCOUNT, request_scope
 from jobcost.admin.display import accounting, percent
-from jobcost.admin.queue_filters import YES, EndpointAttentionFilter, OverdueRfiFilter
+from jobcost.admin.queue_filters import (
+    YES,
+    EndpointAttentionFilter,
+    MissingForPayAppFilter,
+    OverdueRfiFilter,
+)
 from jobcost.selectors.dashboard import draft_pay_apps, project_figures
 
 
@@ -114,7 +119,7 @@ def _pay_apps(site, request, scope) -> list[dict]:
     waivers = reverse("admin:jobcost_lienwaiver_changelist")
     rows = []
     for pay_app in draft_pay_apps(scope):
-        params = {"project__id__exact": pay_app.project_id, "status__exact": "requested"}
+        params = {MissingForPayAppFilter.parameter_name: pay_app.pk}
         rows.append(
             {
                 "pay_app": pay_app,

@@ -34,6 +34,7 @@ from jobcost.admin.invoices import (
     with_period_pay_app_number,
 )
 from jobcost.admin.object_steps import ObjectSteps, Step
+from jobcost.admin.queue_filters import MissingForPayAppFilter
 from jobcost.models import Invoice, InvoiceStatus, LienWaiver, LienWaiverStatus
 from jobcost.selectors import visible
 from jobcost.services import lien_waivers
@@ -219,6 +220,7 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
         "vendor",
         "type",
         date_range("through_date", "through date"),
+        MissingForPayAppFilter,
     )
     search_fields = ("vendor__name", "invoice__number", "commitment__number", "=id")
     list_totals = {"amount_display": "amount"}

@@ -8,6 +8,8 @@ from django.contrib import admin
 from django.db.models import Q
 from django.utils import timezone
 
+from jobcost.models import LienWaiverStatus, PayApp, PayAppStatus
+
 YES = "yes"
 
 
@@ -26,6 +28,40 @@ class OverdueRfiFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         return queryset.filter(self.matching()) if self.value() == YES else queryset
+
+
+class MissingForPayAppFilter(admin.SimpleListFilter):
+    """The lien waivers a draft pay app still misses (`?missing_for=<pay app ID>`): dated in
+    its period and not received — the rule of `selectors.lien_waivers.waivers_missing`. The
+    choices are the draft pay apps of the rows the user may see."""
+
+    title = "missing for a draft pay app"
+    parameter_name = "missing_for"
+
+    @staticmethod
+    def matching(pay_app: PayApp) -> Q:
+        return Q(
+            project_id=pay_app.project_id,
+            through_date__gte=pay_app.period_start,
+            through_date__lte=pay_app.period_end,
+        ) & ~Q(status=LienWaiverStatus.RECEIVED)
+
+    def lookups(self, request, model_admin):
+        projects = model_admin.get_queryset(request).values("project_id")
+        drafts = PayApp.objects.filter(status=PayAppStatus.DRAFT, project_id__in=projects)
+        return [
+            (pay_app.pk, str(pay_app))
+            for pay_app in drafts.select_related("project").order_by("project__number")
+        ]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        pay_app = PayApp.objects.filter(pk=self.value(), status=PayAppStatus.DRAFT).first()
+        if pay_app is None:
+            return queryset.none()
+        # `queryset` is already the user's own rows: another account's pay app matches none.
+        return queryset.filter(self.matching(pay_app))
 
 
 class EndpointAttentionFilter(admin.SimpleListFilter):

@@ -46,3 +46,8 @@ def test_the_dashboard_shows_the_job_and_links_each_queue_to_its_rows(page, step
     page.goto("/admin/")
     missing = page.locator('a[data-queue="missing_waivers"]')
     assert int(missing.locator(".count").inner_text()) == 3  # three vendors' waivers are out
+    missing.click()
+    page.wait_for_selector("#result_list")
+    steps.shot("missing waivers")
+    assert page.locator("#result_list tbody tr").count() == 3
+    assert page.locator("#result_list tbody td.field-status", has_text="Received").count() == 0

@@ -105,7 +105,8 @@ def test_the_queues_count_exactly_the_rows_their_links_list(books):
     assert queues["pending_change_orders"] == 1
     assert queues["missing_waivers"] == 1
     body = page.content.decode()
-    for name in ("invoices_to_code", "invoices_to_approve", "pending_change_orders"):
+    names = ("invoices_to_code", "invoices_to_approve", "pending_change_orders", "missing_waivers")
+    for name in names:
         url = re.search(rf'data-queue="{name}" href="([^"]+)"', body).group(1)
         listed = client.get(url.replace("&amp;", "&"))
         assert listed.status_code == 200
