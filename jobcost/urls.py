@@ -11,6 +11,7 @@ from jobcost.views.invoices import InvoiceViewSet, LienWaiverViewSet
 from jobcost.views.parties import OwnerViewSet, VendorViewSet
 from jobcost.views.pay_apps import PayAppViewSet
 from jobcost.views.projects import ProjectViewSet
+from jobcost.views.reports import ReportViewSet
 from jobcost.views.rfis import RfiViewSet
 from webhooks.views import EventViewSet, WebhookEndpointViewSet
 
@@ -28,6 +29,7 @@ router.register("pay-apps", PayAppViewSet, basename="pay-apps")
 router.register("rfis", RfiViewSet, basename="rfis")
 router.register("daily-logs", DailyLogViewSet, basename="daily-logs")
 router.register("agents/actions", AgentActionViewSet, basename="agent-actions")
+router.register("reports", ReportViewSet, basename="reports")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhooks")
 router.register("events", EventViewSet, basename="events")
 

@@ -162,3 +162,19 @@ class CursorPagination(BasePagination):
                 "schema": {"type": "string", "pattern": "^cur_"},
             },
         ]
+
+
+def page_after(
+    rows: list, *, key, width: int, cursor: str | None, limit: int, path: str
+) -> tuple[list, bool, str | None]:
+    """A keyset page over rows computed in memory (reports), already sorted by `key(row)` (a
+    tuple of `width` strings, unique per row): the rows after the cursor's key, at most
+    `limit`, whether more follow, and the next cursor (signed and bound to `path` as every
+    list's)."""
+    if cursor:
+        start = tuple(decode_cursor(cursor, path, width))
+        rows = [row for row in rows if key(row) > start]
+    page = rows[:limit]
+    has_more = len(rows) > limit
+    next_cursor = encode_cursor(list(key(page[-1])), path) if has_more and page else None
+    return page, has_more, next_cursor

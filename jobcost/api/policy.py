@@ -62,7 +62,12 @@ ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
 
 # Collections whose every route needs one capability (SPEC §2: webhook endpoints are the
 # admin role's alone).
-COLLECTION_CAPABILITY: dict[str, str] = {"webhooks": MANAGE_WEBHOOKS, "api-keys": MANAGE_KEYS}
+# Reports read figures every role may read (docs/reports.md).
+COLLECTION_CAPABILITY: dict[str, str] = {
+    "webhooks": MANAGE_WEBHOOKS,
+    "api-keys": MANAGE_KEYS,
+    "reports": READ,
+}
 
 # Routes a project-restricted key may never call (SPEC §2: it cannot create projects).
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}

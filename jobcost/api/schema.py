@@ -308,6 +308,9 @@ class JobcostAutoSchema(AutoSchema):
             bad += ["parameter_invalid", "parameter_unknown", "cursor_invalid"]
         if self._action() in DOCUMENT_ACTIONS:
             bad = ["api_version_unknown", "parameter_unknown"]  # it takes no parameters
+        if getattr(self.view, "report_view", False):  # no `expand[]`; files have a bound
+            bad = ["api_version_unknown", "parameter_invalid", "parameter_unknown"]
+            bad += ["cursor_invalid", "report_too_large"]
         codes: dict[str, list[str]] = {
             "401": ["api_key_missing", "api_key_invalid", "api_key_revoked"],
             "429": ["rate_limited"],

@@ -1,0 +1,68 @@
+"""The reports' query parameters as the OpenAPI schema states them (docs/reports.md)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter
+
+from jobcost.api.pagination import DEFAULT_LIMIT, MAX_LIMIT
+
+FORMATS = ("json", "csv", "xlsx")
+
+TEXTS = {
+    "project": ("Only this project's rows (`prj_…`).", "prj"),
+    "vendor": ("Only this vendor's rows (`vnd_…`).", "vnd"),
+    "cost_code": ("Only this cost code's rows (`cc_…`).", "cc"),
+}
+PROJECT_REQUIRED = (
+    "The project (`prj_…`); required. A project this key cannot see is 404 `resource_missing`."
+)
+
+
+def report_parameters(names: tuple[str, ...]) -> list[OpenApiParameter]:
+    """`as_of`, `format`, `limit`, `cursor` and the report's filters (`project!` when the
+    report needs one)."""
+    params = [
+        OpenApiParameter(
+            "as_of",
+            {"type": "string", "format": "date"},
+            OpenApiParameter.QUERY,
+            description="The day (`YYYY-MM-DD`, UTC) whose end the report reads the books "
+            "at; default today, never after today.",
+        ),
+        OpenApiParameter(
+            "format",
+            {"type": "string", "enum": list(FORMATS)},
+            OpenApiParameter.QUERY,
+            description="`csv` or `xlsx` for a file of every row (overrides `Accept`); "
+            "`json` (default) for a page of rows and the totals.",
+        ),
+    ]
+    for name in names:
+        required = name.endswith("!")
+        name = name.rstrip("!")
+        text, prefix = TEXTS[name]
+        params.append(
+            OpenApiParameter(
+                name,
+                {"type": "string", "minLength": 1, "example": f"{prefix}_…"},
+                OpenApiParameter.QUERY,
+                required=required,
+                description=PROJECT_REQUIRED if required else text,
+            )
+        )
+    params += [
+        OpenApiParameter(
+            "limit",
+            {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+            OpenApiParameter.QUERY,
+            description=f"Rows per page, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}); JSON only.",
+        ),
+        OpenApiParameter(
+            "cursor",
+            {"type": "string", "pattern": "^cur_"},
+            OpenApiParameter.QUERY,
+            description="The next_cursor of the previous page, unchanged; anything else is 400 "
+            "`cursor_invalid`.",
+        ),
+    ]
+    return params
