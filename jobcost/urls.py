@@ -1,5 +1,6 @@
 """The /v1 routes. URL names are `v1:<resource>-<action>`."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from jobcost.views.agent_actions import AgentActionViewSet
@@ -29,8 +30,24 @@ router.register("pay-apps", PayAppViewSet, basename="pay-apps")
 router.register("rfis", RfiViewSet, basename="rfis")
 router.register("daily-logs", DailyLogViewSet, basename="daily-logs")
 router.register("agents/actions", AgentActionViewSet, basename="agent-actions")
-router.register("reports", ReportViewSet, basename="reports")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhooks")
 router.register("events", EventViewSet, basename="events")
 
-urlpatterns = router.urls
+# Reports are read-only routes with no collection or object behind them (docs/reports.md).
+REPORTS = (
+    ("wip", "wip"),
+    ("job-cost", "job_cost"),
+    ("job-cost/transactions", "job_cost_transactions"),
+    ("ap-aging", "ap_aging"),
+    ("retainage", "retainage"),
+)
+report_urls = [
+    path(
+        f"reports/{route}",
+        ReportViewSet.as_view({"get": action}, basename="reports", detail=False),
+        name=f"reports-{route.replace('/', '-')}",
+    )
+    for route, action in REPORTS
+]
+
+urlpatterns = router.urls + report_urls

@@ -68,6 +68,8 @@ def report_serializer(spec: ReportSpec) -> type[serializers.Serializer]:
     return _serializer(
         f"{name}Report",
         {
+            "object_name": "report",
+            "expandable": {},
             "object": ConstField("list"),
             "url": serializers.CharField(read_only=True),
             "as_of": serializers.DateField(read_only=True, help_text="The report's day."),

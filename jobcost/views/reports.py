@@ -213,7 +213,7 @@ class ReportViewSet(JobcostViewSet):
         ("project!",),
         errors={400: ("parameter_missing",), 404: ("resource_missing",)},
     )
-    @action(detail=False, methods=["get"], url_path="job-cost")
+    @action(detail=False, methods=["get"])
     def job_cost(self, request, *args, **kwargs):
         params = self.params(("project",), required=("project",))
         self.require_project(params["project"])
@@ -230,7 +230,7 @@ class ReportViewSet(JobcostViewSet):
         ("project!", "cost_code", "vendor"),
         errors={400: ("parameter_missing",), 404: ("resource_missing",)},
     )
-    @action(detail=False, methods=["get"], url_path="job-cost/transactions")
+    @action(detail=False, methods=["get"])
     def job_cost_transactions(self, request, *args, **kwargs):
         params = self.params(("project", "cost_code", "vendor"), required=("project",))
         self.require_project(params["project"])
@@ -253,7 +253,7 @@ class ReportViewSet(JobcostViewSet):
         "vendor name." + FILES_TEXT,
         ("project", "vendor"),
     )
-    @action(detail=False, methods=["get"], url_path="ap-aging")
+    @action(detail=False, methods=["get"])
     def ap_aging(self, request, *args, **kwargs):
         params = self.params(("project", "vendor"))
         return self.answer(ap_aging_report(self.scope, **params))

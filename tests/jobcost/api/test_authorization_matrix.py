@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 
 import pytest
@@ -163,6 +164,19 @@ class Job:
 
     def invoice(self, status):
         return make_invoice(self.commitment, amount=10_000, number="INV-1", status=status)
+
+    @cached_property
+    def retained_invoice(self):
+        """An approved invoice on a subcontract that withholds 10 % retainage."""
+        commitment = CommitmentFactory(
+            project=self.project,
+            vendor=self.vendor,
+            cost_code=self.cost_code,
+            original_amount=200_000,
+            retainage_pct=Decimal(10),
+            executed=True,
+        )
+        return make_invoice(commitment, amount=50_000, number="RET-1", status="approved")
 
     @cached_property
     def waiver(self):
@@ -670,6 +684,60 @@ ROUTES: dict[tuple[str, str], Route] = {
         200,
         _act("pay-apps", lambda j: j.pay_app("approved"), "mark-paid", status="paid"),
         MISSING,
+    ),
+    # reports: reading figures (SPEC §2: read anything visible); a key restricted to another
+    # project sees none of the job's rows, and a job-cost report of the job's project is 404
+    ("reports-wip", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/wip", params={"limit": 100}, listed=j.project.pk, listed_by="project"
+        ),
+        UNLISTED,
+    ),
+    ("reports-job-cost", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/job-cost",
+            params={"project": j.project.pk},
+            listed=j.cost_code.pk,
+            listed_by="cost_code",
+        ),
+        MISSING,
+    ),
+    ("reports-job-cost-transactions", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/job-cost/transactions",
+            params={"project": j.project.pk},
+            listed=j.invoice("approved").pk,
+            listed_by="invoice",
+        ),
+        MISSING,
+    ),
+    ("reports-ap-aging", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/ap-aging",
+            params={"limit": 100},
+            listed=j.invoice("approved").vendor_id,
+            listed_by="vendor",
+        ),
+        UNLISTED,
+    ),
+    ("reports-retainage", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/retainage",
+            params={"limit": 100},
+            listed=j.retained_invoice.commitment_id,
+            listed_by="commitment",
+        ),
+        UNLISTED,
     ),
     # webhook endpoints, deliveries and retries: the unrestricted admin key's alone
     ("webhooks-list", "get"): Route(
