@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api.pagination import DEFAULT_LIMIT, MAX_LIMIT
+from jobcost.api.schema import ENUM_NAME_KEY
 
 FORMATS = ("json", "csv", "xlsx")
 
@@ -31,7 +32,7 @@ def report_parameters(names: tuple[str, ...]) -> list[OpenApiParameter]:
         ),
         OpenApiParameter(
             "format",
-            {"type": "string", "enum": list(FORMATS)},
+            {"type": "string", "enum": list(FORMATS), ENUM_NAME_KEY: "ReportFormat"},
             OpenApiParameter.QUERY,
             description="`csv` or `xlsx` for a file of every row (overrides `Accept`); "
             "`json` (default) for a page of rows and the totals.",

@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
-from rest_framework.utils.mediatypes import _MediaType, order_by_precedence
+from rest_framework.utils.mediatypes import _MediaType
 
 from jobcost.api.errors import InvalidRequest, NotFound
 from jobcost.api.filters import IsoDateField
@@ -88,8 +88,9 @@ class ReportViewSet(JobcostViewSet):
         return JobcostJSONRenderer(), JobcostJSONRenderer.media_type
 
     def output_format(self) -> str:
-        """`?format=` when given (json, csv or xlsx; else 400), then the most preferred of
-        JSON, CSV and XLSX in `Accept`; JSON when it names none of them."""
+        """`?format=` when given (json, csv or xlsx; else 400), then the media range of
+        `Accept` with the highest quality (`q`, the first on a tie) that is JSON, CSV or
+        XLSX; JSON when it names none of them (`*/*` included)."""
         requested = self.request.query_params.get("format")
         if requested is not None:
             if requested not in FORMATS:
@@ -99,12 +100,19 @@ class ReportViewSet(JobcostViewSet):
                 )
             return requested
         header = self.request.META.get("HTTP_ACCEPT", "")
-        for group in order_by_precedence([t.strip() for t in header.split(",") if t.strip()]):
-            for media in group:
-                parsed = _MediaType(media)
-                name = ACCEPTED.get(f"{parsed.main_type}/{parsed.sub_type}")
-                if name:
-                    return name
+        ranges = []
+        for position, text in enumerate(t.strip() for t in header.split(",")):
+            if not text:
+                continue
+            media = _MediaType(text)
+            try:
+                quality = float(media.params.get("q", "1"))
+            except ValueError:
+                quality = 0.0
+            ranges.append((-quality, position, f"{media.main_type}/{media.sub_type}"))
+        for negative_quality, _position, name in sorted(ranges):
+            if negative_quality < 0 and name in ACCEPTED:
+                return ACCEPTED[name]
         return "json"
 
     # --- parameters -----------------------------------------------------------------------
