@@ -6,6 +6,8 @@
   data) is left as generated.
 - A schema-valid `cursor` can still not be a cursor the API signed (400 `cursor_invalid`, as
   documented): positive cases drop theirs; negative ones keep it.
+- A schema-valid report `as_of` can be a day after today (400 `parameter_invalid`: a report
+  reads a past day, which a schema cannot state): positive cases read today instead.
 - An `{id}` path parameter is swapped, four times in five, for the ID of a seeded object of
   that collection (the JSON file named by `JOBCOST_FUZZ_IDS`, written by the test), so
   reads, updates and transitions reach real objects and not only 404s. Stateful steps keep
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -48,6 +51,11 @@ def before_call(context, case, kwargs):
         case.headers["Idempotency-Key"] = f"fuzz-{uuid.uuid4()}"
     if case.query and "cursor" in case.query and not _negative(case, ParameterLocation.QUERY):
         del case.query["cursor"]
+    as_of = (case.query or {}).get("as_of")
+    if isinstance(as_of, str) and not _negative(case, ParameterLocation.QUERY):
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        if as_of > today:
+            case.query["as_of"] = today
     params = case.path_parameters or {}
     phase = getattr(getattr(case.meta, "phase", None), "name", None)
     if phase == "stateful" or not isinstance(params.get("id"), str):
