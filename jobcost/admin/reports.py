@@ -67,6 +67,8 @@ class Page:
     filters: tuple[str, ...]
     needs_project: bool = False
     about: str = ""
+    # Columns the page leaves out: a one-project report names its project in its heading.
+    omit: tuple[str, ...] = ()
 
 
 PAGES = {
@@ -90,6 +92,7 @@ PAGES = {
             needs_project=True,
             about="Per cost code: budget, changes, committed, cost to date and the forecast. "
             "A cost code opens the costs posted to it.",
+            omit=("project_number", "project_name"),
         ),
         Page(
             "job-cost-transactions",
@@ -100,6 +103,7 @@ PAGES = {
             ("project", "cost_code", "vendor"),
             needs_project=True,
             about="Every invoice line posted to the project's cost by the end of the day.",
+            omit=("project_number", "project_name"),
         ),
         Page(
             "ap-aging",
@@ -177,6 +181,16 @@ class ReportForm(forms.Form):
             )
         return day
 
+    def chosen(self) -> str:
+        """The filters chosen, in words: `Project: 2026-014 Lincoln Elementary`."""
+        words = []
+        for name in ("project", "cost_code", "vendor"):
+            value = self.cleaned_data.get(name)
+            if name in self.fields and value:
+                label = dict(self.fields[name].choices).get(value, value)
+                words.append(f"{self.fields[name].label}: {label}")
+        return ", ".join(words)
+
     def values(self) -> dict:
         """The report's arguments: `as_of` and each filter (None when not chosen)."""
         return {
@@ -200,9 +214,12 @@ def _cell(column: Column, value, currency: str | None) -> str:
     return str(value)
 
 
-def shown_columns(spec: ReportSpec) -> tuple[Column, ...]:
-    """What people read: every column but the IDs and the currency (amounts carry it)."""
-    return tuple(c for c in spec.columns if c.kind != ID and c.name != "currency")
+def shown_columns(spec: ReportSpec, omit: tuple[str, ...] = ()) -> tuple[Column, ...]:
+    """What people read: every column but the IDs, the currency (amounts carry it) and
+    `omit`."""
+    return tuple(
+        c for c in spec.columns if c.kind != ID and c.name != "currency" and c.name not in omit
+    )
 
 
 def _links(page: Page, row: dict, values: dict) -> dict[str, str]:
@@ -227,7 +244,7 @@ def _links(page: Page, row: dict, values: dict) -> dict[str, str]:
 def table(page: Page, report: Report, values: dict) -> dict:
     """The report as the template draws it: headings, rows of cells (text, column name,
     money or not, link) and the totals row."""
-    columns = shown_columns(page.spec)
+    columns = shown_columns(page.spec, page.omit)
     rows = []
     for row in report.rows:
         links = _links(page, row, values)
@@ -261,11 +278,16 @@ def table(page: Page, report: Report, values: dict) -> dict:
     return {"headings": columns, "rows": rows, "totals": totals, "derived": derived}
 
 
-def _download(report: Report, extension: str, request) -> HttpResponse:
+def _download(report: Report, extension: str, request, form: ReportForm) -> HttpResponse:
     if extension == "pdf":
         member = membership_of(request)
         name = member.account.name if member is not None else "Every account"
-        content = render_pdf(report, account_name=name, columns=shown_columns(report.spec))
+        content = render_pdf(
+            report,
+            account_name=name,
+            columns=shown_columns(report.spec, form.page.omit),
+            subtitle=form.chosen(),
+        )
         return file_response(content, report, "pdf")
     render = render_csv if extension == "csv" else render_xlsx
     return file_response(render(report), report, extension)
@@ -283,7 +305,10 @@ def report_view(site, page: Page):
         _refuse_unless_reader(request)
         scope = request_scope(request)
         scope = EVERY_ACCOUNT if scope is None else scope
-        form = ReportForm(request.GET or {"as_of": ""}, scope=scope, page=page)
+        data = request.GET.copy()
+        if not data.get("as_of"):
+            data["as_of"] = timezone.now().date().isoformat()  # the date box shows the day
+        form = ReportForm(data, scope=scope, page=page)
         context = {
             **site.each_context(request),
             "title": page.spec.title,
@@ -296,7 +321,7 @@ def report_view(site, page: Page):
             report = page.build(scope, **values)
             extension = request.GET.get("format")
             if extension in ("csv", "xlsx", "pdf") and len(report.rows) <= FILE_ROWS_MAX:
-                return _download(report, extension, request)
+                return _download(report, extension, request, form)
             query = {k: v.isoformat() if k == "as_of" else v for k, v in values.items() if v}
             context.update(
                 report=report,

@@ -142,9 +142,12 @@ def _pdf_cell(column: Column, value) -> str:
     return str(value)
 
 
-def render_pdf(report: Report, *, account_name: str, columns: tuple[Column, ...]) -> bytes:
+def render_pdf(
+    report: Report, *, account_name: str, columns: tuple[Column, ...], subtitle: str = ""
+) -> bytes:
     """The report as a PDF table of `columns` (people read names, so the back office leaves
-    the ID columns out), with a totals row and numbered pages."""
+    the ID columns out), with a totals row and numbered pages; `subtitle` names the filters
+    in words (`Project: 2026-014 Lincoln Elementary`)."""
     buffer = io.BytesIO()
     page = landscape(letter)
     doc = SimpleDocTemplate(
@@ -159,8 +162,7 @@ def render_pdf(report: Report, *, account_name: str, columns: tuple[Column, ...]
         invariant=1,
     )
     heading = [Paragraph(f"{report.spec.title} — as of {report.as_of:%B %-d, %Y}", TITLE)]
-    filters = ", ".join(f"{k}: {v}" for k, v in report.filters.items() if v is not None)
-    heading.append(Paragraph(f"{account_name}{' · ' + filters if filters else ''}", SMALL))
+    heading.append(Paragraph(f"{account_name}{' · ' + subtitle if subtitle else ''}", SMALL))
     header = [Paragraph(f"<b>{column.label}</b>", SMALL) for column in columns]
     body = [[_pdf_cell(column, row[column.name]) for column in columns] for row in report.rows]
     totals = [

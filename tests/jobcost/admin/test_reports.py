@@ -134,6 +134,7 @@ def test_downloads_are_the_api_files_and_a_pdf(job):
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
     assert "Job cost report" in text and "Harbor Build Co" in text
     assert "5,234.57" in text and "Concrete" in text and "Total" in text
+    assert f"Project: {job.project.number} {job.project.name}" in text and "prj_" not in text
 
 
 def test_a_restricted_member_sees_only_its_projects(job):
