@@ -19,6 +19,7 @@ from jobcost.admin import (
     parties,
     pay_apps,
     projects,
+    reports,
     rfis,
 )
 
@@ -35,6 +36,7 @@ __all__ = [
     "parties",
     "pay_apps",
     "projects",
+    "reports",
     "rfis",
 ]
 
@@ -44,3 +46,5 @@ admin.site.site_header = "Job cost back office"
 admin.site.site_title = "Job cost"
 admin.site.index_title = "Dashboard"
 admin.site.index_template = "admin/jobcost/dashboard.html"
+# Reports: pages of no model, a section of their own (reports.py, docs/backoffice/reports.md).
+admin.site.add_section(reports.report_urls, reports.reports_section)
