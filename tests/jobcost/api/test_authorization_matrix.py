@@ -685,7 +685,7 @@ ROUTES: dict[tuple[str, str], Route] = {
         _act("pay-apps", lambda j: j.pay_app("approved"), "mark-paid", status="paid"),
         MISSING,
     ),
-    # reports: reading figures (SPEC §2: read anything visible); a key restricted to another
+    # reports: reading figures (every role reads, docs/reports.md); a key restricted to another
     # project sees none of the job's rows, and a job-cost report of the job's project is 404
     ("reports-wip", "get"): Route(
         READ,

@@ -315,7 +315,7 @@ def test_three_month_ends_by_hand_and_closed_months_never_move(api):
             body(api.get("/v1/reports/job-cost", {"project": p["id"], "as_of": "2026-10-31"}))
             == october_costs_then
         )
-        # Today the schedule agrees with the project's own figures (SPEC §9 reads).
+        # Today the schedule agrees with the project's own figures (GET /v1/projects/{id}).
         today = wip(api, "2026-12-03")["data"][0]
         project = body(api.get(f"/v1/projects/{p['id']}"))
         assert today["revised_contract"] == project["revised_contract"]
