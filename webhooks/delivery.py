@@ -30,6 +30,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from webhooks import signing
+from webhooks.endpoint_state import endpoint_disable
 from webhooks.lanes import SLOW_AFTER_MS
 from webhooks.models import (
     DeliveryStatus,
@@ -193,14 +194,10 @@ def record(delivery_id: str, started, duration_ms: int, status_code: int | None,
             endpoint.failing_since = now
             endpoint.save(update_fields=["failing_since", "updated_at"])
         if status_code == 410:
-            from webhooks.services import endpoint_disable
-
             endpoint_disable(endpoint=endpoint, reason="gone")
             delivery.status = DeliveryStatus.CANCELLED
             delivery.next_attempt_at = None
         elif now - endpoint.failing_since >= FAILING_FOR:
-            from webhooks.services import endpoint_disable
-
             endpoint_disable(endpoint=endpoint, reason="failing")
             delivery.status = DeliveryStatus.FAILED
             delivery.next_attempt_at = None

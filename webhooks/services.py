@@ -1,5 +1,6 @@
 """Webhook endpoints: create, update, delete, rotate the secret, disable and re-enable; re-send
-a delivery; purge old events (SPEC §8 webhook_endpoint, §10)."""
+a delivery (README "Managing endpoints"); disabling is `endpoint_state`, the retention of
+events `retention`."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from jobcost.api.errors import Conflict, InvalidRequest
 from jobcost.services.common import apply_changes, lock, save_audited
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE
+from webhooks.endpoint_state import cancel_pending, endpoint_disable
 from webhooks.lanes import lane_for
 from webhooks.models import (
     DeliveryStatus,
     EndpointStatus,
-    Event,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -25,7 +26,6 @@ from webhooks.tasks import queue_drains
 from webhooks.urlguard import UrlRefused, check_url
 
 ROTATION_OVERLAP = timedelta(hours=24)
-EVENT_RETENTION = timedelta(days=30)
 
 
 def _check(url: str | None, events: list[str] | None, api_version: str | None) -> None:
@@ -68,22 +68,6 @@ def endpoint_create(
     )
 
 
-def _cancel_pending(endpoint: WebhookEndpoint) -> int:
-    return WebhookDelivery.objects.filter(endpoint=endpoint, status=DeliveryStatus.PENDING).update(
-        status=DeliveryStatus.CANCELLED, next_attempt_at=None, updated_at=timezone.now()
-    )
-
-
-def endpoint_disable(*, endpoint: WebhookEndpoint, reason: str) -> WebhookEndpoint:
-    """Disable (audited) and cancel pending deliveries; `reason` is `manual`, `gone` (410) or
-    `failing` (3 days of failures). Call inside a transaction with the row locked."""
-    endpoint.status = EndpointStatus.DISABLED
-    endpoint.disabled_reason = reason
-    save_audited(endpoint, action="disabled", note=f"Disabled: {reason}.")
-    _cancel_pending(endpoint)
-    return endpoint
-
-
 @transaction.atomic
 def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     """PATCH `url`, `events`, `description`, `status` (`disabled` cancels pending deliveries
@@ -120,7 +104,7 @@ def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
     endpoint.status = EndpointStatus.DISABLED
     endpoint.disabled_reason = "deleted"
     save_audited(endpoint, action="deleted")
-    _cancel_pending(endpoint)
+    cancel_pending(endpoint)
     return endpoint
 
 
@@ -161,10 +145,3 @@ def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
     lanes = {endpoint.pk: lane_for(endpoint)}
     transaction.on_commit(lambda: queue_drains(lanes))
     return delivery
-
-
-def events_purge() -> int:
-    """Delete events older than 30 days (with their deliveries); returns how many."""
-    cutoff = timezone.now() - EVENT_RETENTION
-    _deleted, by_model = Event.objects.filter(created_at__lt=cutoff).delete()
-    return by_model.get("webhooks.Event", 0)

@@ -15,6 +15,7 @@ from django.utils import timezone
 from webhooks import delivery, drain
 from webhooks.lanes import FAST, lane_of, queue_for
 from webhooks.models import DeliveryStatus, WebhookDelivery
+from webhooks.retention import events_purge
 
 logger = logging.getLogger("jobcost.webhooks")
 
@@ -78,7 +79,5 @@ def sweep_due_deliveries() -> int:
 
 @shared_task(name="webhooks.tasks.purge_old_events", ignore_result=True)
 def purge_old_events() -> int:
-    """SPEC §8 event: events are kept 30 days (their deliveries and attempts go with them)."""
-    from webhooks.services import events_purge
-
+    """Events are kept 30 days; their deliveries and attempts go with them (`retention`)."""
     return events_purge()

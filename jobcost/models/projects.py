@@ -3,6 +3,7 @@
 from django.db import models
 from django.db.models import Q
 
+from jobcost.figures import BudgetFigures
 from jobcost.models.accounts import Account
 from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
 from jobcost.models.parties import Owner
@@ -104,7 +105,7 @@ class CostCode(TimestampedModel):
         return self.project.currency
 
 
-class BudgetLine(TimestampedModel):
+class BudgetLine(BudgetFigures, TimestampedModel):
     """The cost budget of one cost code (one per project and cost code).
 
     Stored: `original_amount`, `approved_changes` (from owner change orders' budget amounts),
@@ -113,7 +114,7 @@ class BudgetLine(TimestampedModel):
     estimate, null while never set). The counters move only by F() updates in the services
     that change their sources, in the same transaction, so they are exact at every read.
     `revised_amount`, `cost_to_complete`, `projected_cost` and `variance` are computed
-    (SPEC §9, `selectors.rollups`).
+    (`jobcost.figures.BudgetFigures`; the SQL twin is `selectors.rollups`).
     """
 
     OBJECT = "budget_line"
@@ -146,24 +147,6 @@ class BudgetLine(TimestampedModel):
     def __str__(self) -> str:
         cost_code = loaded(self, "cost_code")
         return f"Budget of {cost_code}" if cost_code else "Budget line"
-
-    @property
-    def revised_amount(self) -> int:
-        return self.original_amount + self.approved_changes
-
-    @property
-    def cost_to_complete(self) -> int:
-        from jobcost.selectors.rollups import budget_cost_to_complete
-
-        return budget_cost_to_complete(self)
-
-    @property
-    def projected_cost(self) -> int:
-        return self.actual + self.cost_to_complete
-
-    @property
-    def variance(self) -> int:
-        return self.revised_amount - self.projected_cost
 
     @property
     def currency(self) -> str:

@@ -4,7 +4,8 @@ Per budget line (all cents): `revised_amount = original_amount + approved_change
 `cost_to_complete` = the PATCHed estimate, or while never set
 max(revised_amount, committed) − actual floored at 0; `projected_cost = actual +
 cost_to_complete`; `variance = revised_amount − projected_cost`. The same formula is written
-once as SQL expressions (for project sums in one query) and once in Python (for one line).
+once as SQL expressions here (for project sums in one query) and once in Python
+(`jobcost.figures.BudgetFigures`, for one line).
 """
 
 from __future__ import annotations
@@ -39,13 +40,6 @@ def cost_to_complete_expr(prefix: str = ""):
 def projected_cost_expr(prefix: str = ""):
     """SQL for a budget line's projected_cost = actual + cost_to_complete."""
     return F(f"{prefix}actual") + cost_to_complete_expr(prefix)
-
-
-def budget_cost_to_complete(line) -> int:
-    """Python twin of `cost_to_complete_expr` for one loaded budget line."""
-    if line.cost_to_complete_estimate is not None:
-        return line.cost_to_complete_estimate
-    return max(max(line.revised_amount, line.committed) - line.actual, 0)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from django.db.models import F, Sum
 
+from jobcost.figures import BudgetFigures
 from jobcost.models import (
     BudgetLine,
     ChangeOrder,
@@ -35,15 +36,15 @@ from jobcost.models import (
     Project,
 )
 from jobcost.selectors.reports.as_of import end_of, existing, values_then
-from jobcost.selectors.rollups import budget_cost_to_complete
 
 POSTED_STATUSES = (InvoiceStatus.APPROVED, InvoiceStatus.PAID)
 
 
 @dataclass
-class LineThen:
-    """One budget line's figures at the end of the day (cents). `cost_to_complete`,
-    `projected_cost` and `variance` follow the formulas of every read."""
+class LineThen(BudgetFigures):
+    """One budget line's figures at the end of the day (cents); `revised_amount`,
+    `cost_to_complete`, `projected_cost` and `variance` are the formulas of every read
+    (`BudgetFigures`)."""
 
     id: str
     project_id: str
@@ -55,22 +56,6 @@ class LineThen:
     committed: int
     actual: int
     cost_to_complete_estimate: int | None
-
-    @property
-    def revised_amount(self) -> int:
-        return self.original_amount + self.approved_changes
-
-    @property
-    def cost_to_complete(self) -> int:
-        return budget_cost_to_complete(self)
-
-    @property
-    def projected_cost(self) -> int:
-        return self.actual + self.cost_to_complete
-
-    @property
-    def variance(self) -> int:
-        return self.revised_amount - self.projected_cost
 
 
 def posted_invoice_lines(project_ids: Iterable[str], as_of: datetime.date):

@@ -8,7 +8,10 @@ import re
 from html.parser import HTMLParser
 
 from django.contrib.admin.utils import quote
+from django.test import Client
 from django.urls import reverse
+
+from jobcost.services.backoffice_users import backoffice_user_create
 
 
 class _FormFields(HTMLParser):
@@ -126,3 +129,17 @@ def results_text(response) -> str:
 def text(response) -> str:
     """The page as unescaped text (for asserting a figure or message appears)."""
     return html.unescape(response.content.decode())
+
+
+def member_client(account, role: str, projects=()):
+    """A browser session signed in as a new back-office member of `account` with `role`
+    (restricted to `projects` when given)."""
+    membership = backoffice_user_create(
+        account=account,
+        role=role,
+        email=f"{role}{len(projects) or ''}@x.example",
+        projects=list(projects),
+    )
+    client = Client()
+    client.force_login(membership.user)
+    return client

@@ -8,15 +8,14 @@ import re
 import pytest
 from django.contrib.admin.utils import quote
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from audit.models import AuditEntry
 from jobcost.models import BudgetLine
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.conftest import Api
 from tests.factories import AccountFactory, CostCodeFactory, make_invoice, make_job, make_key
+from tests.jobcost.admin.pages import member_client
 
 
 @pytest.fixture
@@ -28,13 +27,6 @@ def money(db):
     job.account = account
     make_invoice(job.commitment, amount=300_000, number="A-1", status="approved")
     return job
-
-
-def _member(account, role: str) -> Client:
-    membership = backoffice_user_create(account=account, role=role, email=f"{role}@x.example")
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def budget_url(project) -> str:
@@ -124,7 +116,7 @@ def test_clearing_a_box_returns_the_line_to_its_computed_value(web, money):
 
 
 def test_a_viewer_reads_the_forecast_and_cannot_save(money):
-    viewer = _member(money.account, "viewer")
+    viewer = member_client(money.account, "viewer")
     page = viewer.get(budget_url(money.project))
     assert page.status_code == 200
     assert 'name="ctc-' not in page.content.decode()
@@ -134,7 +126,7 @@ def test_a_viewer_reads_the_forecast_and_cannot_save(money):
 
 
 def test_another_accounts_pages_are_404(money):
-    stranger = _member(AccountFactory(name="Ridgeline"), "manager")
+    stranger = member_client(AccountFactory(name="Ridgeline"), "manager")
     line = _line(money, "03-000")
     assert stranger.get(budget_url(money.project)).status_code == 404
     assert stranger.post(budget_url(money.project), {f"ctc-{line.pk}": "1"}).status_code == 404

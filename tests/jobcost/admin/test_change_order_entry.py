@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.admin.utils import quote
-from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEntry
 from jobcost.models import ChangeOrder, Project
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import AccountFactory, make_change_order, make_job, make_pay_app
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    member_client,
+    messages_of,
+    text,
+)
 
 ADD = "/admin/jobcost/changeorder/add/"
 
@@ -24,13 +29,6 @@ def money(db):
     job = make_job(account)
     job.account = account
     return job
-
-
-def _member(account, role: str) -> Client:
-    membership = backoffice_user_create(account=account, role=role, email=f"{role}@x.example")
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def _lines(data: dict, *rows: tuple) -> dict:
@@ -129,7 +127,7 @@ def test_a_cost_code_of_another_project_is_refused_on_its_line(web, money):
 
 def test_another_accounts_cost_code_is_not_a_choice(money):
     stranger = make_job(AccountFactory(name="Ridgeline"))
-    client = _member(money.account, "member")
+    client = member_client(money.account, "member")
     page = client.get(ADD)
     assert stranger.codes["03-000"].pk not in page.content.decode()
     assert stranger.project.pk not in page.content.decode()
@@ -179,7 +177,7 @@ def test_submit_then_approve_on_the_page_moves_the_revised_contract(money):
     change_order = make_change_order(
         money.project, cost_code=money.codes["03-000"], amount=600_000, budget_amount=540_000
     )
-    member = _member(money.account, "member")
+    member = member_client(money.account, "member")
     page = member.get(admin_url(change_order))
     assert ">Submit</a>" in page.content.decode()
     assert ">Approve</a>" not in page.content.decode()
@@ -189,7 +187,7 @@ def test_submit_then_approve_on_the_page_moves_the_revised_contract(money):
     change_order.refresh_from_db()
     assert change_order.status == "pending"
 
-    manager = _member(money.account, "manager")
+    manager = member_client(money.account, "manager")
     shown, done = _confirm(manager, change_order, "approve")
     body = text(shown)
     assert "Revised contract now" in body and "$100,000.00" in body
@@ -203,7 +201,7 @@ def test_submit_then_approve_on_the_page_moves_the_revised_contract(money):
 
 
 def test_a_viewer_cannot_add_and_gets_an_html_page(money):
-    viewer = _member(money.account, "viewer")
+    viewer = member_client(money.account, "viewer")
 
     response = viewer.get(ADD)
 

@@ -8,11 +8,9 @@ import re
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from jobcost.admin.display import accounting
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
@@ -22,17 +20,9 @@ from tests.factories import (
     make_key,
     make_pay_app,
 )
+from tests.jobcost.admin.pages import member_client
 
 HOME = "/admin/"
-
-
-def _member(account, role: str, projects=()) -> Client:
-    membership = backoffice_user_create(
-        account=account, role=role, email=f"{role}{len(projects)}@x.example", projects=projects
-    )
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def _row(page, number: str) -> dict[str, str]:
@@ -76,7 +66,7 @@ def books(db):
 
 def test_each_project_shows_the_apis_figures_in_dollars(books):
     a, job, _b, other = books
-    client = _member(a, "manager")
+    client = member_client(a, "manager")
     api = Api(make_key(a, "viewer")[1]).get(f"/v1/projects/{job.project.pk}").json()
 
     page = client.get(HOME)
@@ -95,7 +85,7 @@ def test_each_project_shows_the_apis_figures_in_dollars(books):
 
 def test_the_queues_count_exactly_the_rows_their_links_list(books):
     a, _job, _b, _other = books
-    client = _member(a, "manager")
+    client = member_client(a, "manager")
 
     page = client.get(HOME)
     queues = _queues(page)
@@ -117,8 +107,8 @@ def test_the_queues_count_exactly_the_rows_their_links_list(books):
 def test_a_viewer_sees_no_queue_it_cannot_open_and_no_webhooks(books):
     a, _job, _b, _other = books
 
-    viewer = _queues(_member(a, "viewer").get(HOME))
-    admin = _queues(_member(a, "admin").get(HOME))
+    viewer = _queues(member_client(a, "viewer").get(HOME))
+    admin = _queues(member_client(a, "admin").get(HOME))
 
     assert "failing_webhooks" not in viewer
     assert "failing_webhooks" in admin
@@ -128,7 +118,7 @@ def test_a_restricted_member_sees_only_their_projects(books):
     a, job, _b, _other = books
     side = make_job(a)
     make_invoice(side.commitment, amount=5_000, number="S-1", invoice_date="2026-02-03")
-    client = _member(a, "member", projects=[side.project])
+    client = member_client(a, "member", projects=[side.project])
 
     page = client.get(HOME)
 
@@ -145,7 +135,7 @@ def _home_queries(client) -> int:
 
 def test_the_home_page_costs_the_same_queries_for_one_project_or_five(books):
     a, _job, _b, _other = books
-    client = _member(a, "manager")
+    client = member_client(a, "manager")
     one = _home_queries(client)
     for _ in range(4):
         more = make_job(a)

@@ -10,10 +10,16 @@ from django.test import Client
 
 from audit.models import AuditEntry
 from jobcost.models import BudgetLine, Commitment, Invoice, InvoiceLine, LienWaiver
-from jobcost.services.backoffice_users import backoffice_user_create
 from jobcost.services.invoices import invoice_approve
 from tests.factories import AccountFactory, CommitmentFactory, VendorFactory, make_invoice, make_job
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    member_client,
+    messages_of,
+    text,
+)
 
 ADD = "/admin/jobcost/invoice/add/"
 
@@ -33,13 +39,6 @@ def money(db):
         original_amount=500_000,
     )
     return job
-
-
-def _member(account, role: str) -> Client:
-    membership = backoffice_user_create(account=account, role=role, email=f"{role}@x.example")
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def _code_url(invoice: Invoice) -> str:
@@ -70,7 +69,7 @@ def _code(client: Client, invoice: Invoice, *rows: tuple[str, str]):
 
 
 def test_receive_and_code_an_invoice_across_two_cost_codes(money):
-    accountant = _member(money.account, "member")
+    accountant = member_client(money.account, "member")
     form = text(accountant.get(ADD))
     assert f"{money.project.number} · SC-001 · Acme Concrete · $10,000.00 remaining" in form
     assert "Summit Steel" not in form  # a draft commitment takes no invoice
@@ -154,7 +153,7 @@ def test_lines_that_do_not_add_up_are_refused_and_nothing_is_written(web, money)
 
 
 def test_approve_as_manager_from_the_invoice_page(money):
-    manager = _member(money.account, "manager")
+    manager = member_client(money.account, "manager")
     invoice = make_invoice(money.commitment, amount=400_000, number="A-1")
     _code(
         manager, invoice, (money.codes["03-000"].pk, "2,500.00"), (money.codes["01-000"].pk, "1500")
@@ -223,7 +222,7 @@ def test_void_from_the_invoice_page(web, money):
 
 def test_viewer_and_member_are_refused_what_their_role_may_not_do(money):
     invoice = make_invoice(money.commitment, amount=10_000, number="A-1", status="coded")
-    viewer, member = _member(money.account, "viewer"), _member(money.account, "member")
+    viewer, member = member_client(money.account, "viewer"), member_client(money.account, "member")
     before = (AuditEntry.objects.count(), Invoice.objects.get(pk=invoice.pk).status)
 
     assert viewer.get(admin_url(invoice)).status_code == 200
@@ -243,7 +242,7 @@ def test_another_accounts_invoice_is_404_and_its_commitments_are_no_choice(money
     invoice = make_invoice(money.commitment, amount=10_000, number="A-1", status="coded")
     other = AccountFactory(name="Ridgeline Contractors")
     theirs = make_job(other)
-    stranger = _member(other, "manager")
+    stranger = member_client(other, "manager")
 
     for slug in ("approve", "mark-paid", "void", "code"):
         assert stranger.get(_step_url(invoice, slug)).status_code == 404, slug

@@ -12,14 +12,19 @@ import re
 
 import pytest
 from django.contrib.admin.utils import quote
-from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEntry
 from jobcost.models import PayApp
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import AccountFactory, make_invoice, make_job, make_pay_app
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    member_client,
+    messages_of,
+    text,
+)
 from tests.jobcost.admin.test_pay_apps import _api, _series, _waiver_pending
 
 
@@ -30,13 +35,6 @@ def money(db):
     job = make_job(account)
     job.account = account
     return job
-
-
-def _member(account, role: str) -> Client:
-    membership = backoffice_user_create(account=account, role=role, email=f"{role}@x.example")
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def g702(page) -> dict[str, str]:
@@ -149,7 +147,7 @@ def test_typed_amounts_that_are_not_dollars_are_refused_on_their_line(web, money
 
 def test_a_viewer_reads_the_grid_and_cannot_save_or_move_it(money):
     _first, second, _co = _series(money)
-    viewer = _member(money.account, "viewer")
+    viewer = member_client(money.account, "viewer")
 
     page = viewer.get(admin_url(second))
 
@@ -167,7 +165,7 @@ def test_a_viewer_reads_the_grid_and_cannot_save_or_move_it(money):
 
 def test_a_member_submits_but_only_a_manager_approves(money):
     pay_app = make_pay_app(money.project, "2026-01-01", "2026-01-31")
-    member = _member(money.account, "member")
+    member = member_client(money.account, "member")
 
     page = member.get(admin_url(pay_app))
     assert ">Submit</a>" in page.content.decode()
@@ -179,7 +177,7 @@ def test_a_member_submits_but_only_a_manager_approves(money):
     assert ">Approve</a>" not in done.content.decode()
     assert member.post(confirm_url(pay_app, "approve")).status_code == 403
 
-    manager = _member(money.account, "manager")
+    manager = member_client(money.account, "manager")
     page = manager.get(admin_url(pay_app))
     assert ">Approve</a>" in page.content.decode() and ">Reject</a>" in page.content.decode()
     approved = manager.post(confirm_url(pay_app, "approve"), follow=True)
@@ -249,7 +247,7 @@ def test_submit_over_missing_waivers_lists_the_vendors_and_records_the_reason(we
 
 def test_another_accounts_pay_app_pages_are_404(money):
     _first, second, _co = _series(money)
-    stranger = _member(AccountFactory(name="Ridgeline"), "manager")
+    stranger = member_client(AccountFactory(name="Ridgeline"), "manager")
 
     for url in (admin_url(second), grid_url(second), confirm_url(second, "submit")):
         assert stranger.get(url).status_code == 404, url

@@ -14,18 +14,9 @@ from django.test import Client
 from pypdf import PdfReader
 
 from jobcost.admin.display import accounting
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.conftest import Api
 from tests.factories import AccountFactory, make_invoice, make_job, make_key
-
-
-def _member(account, role: str, projects=()) -> Client:
-    membership = backoffice_user_create(
-        account=account, role=role, email=f"{role}{len(projects)}@x.example", projects=projects
-    )
-    client = Client()
-    client.force_login(membership.user)
-    return client
+from tests.jobcost.admin.pages import member_client
 
 
 @pytest.fixture
@@ -50,7 +41,7 @@ def _api(account) -> Api:
 
 
 def test_the_section_lists_the_reports_on_home_and_index(job):
-    web = _member(job.account, "viewer")
+    web = member_client(job.account, "viewer")
     home = web.get("/admin/").content.decode()
     assert "Reports" in home and "/admin/reports/wip/" in home
     index = web.get("/admin/reports/")
@@ -64,7 +55,7 @@ def test_the_section_lists_the_reports_on_home_and_index(job):
 
 
 def test_wip_page_shows_the_api_figures_in_dollars_with_totals(job):
-    web = _member(job.account, "member")
+    web = member_client(job.account, "member")
     page = web.get("/admin/reports/wip/")
     assert page.status_code == 200
     row = _api(job.account).get("/v1/reports/wip").json()["data"][0]
@@ -78,7 +69,7 @@ def test_wip_page_shows_the_api_figures_in_dollars_with_totals(job):
 
 
 def test_job_cost_drills_down_to_the_transactions_and_the_invoice(job):
-    web = _member(job.account, "viewer")
+    web = member_client(job.account, "viewer")
     page = web.get("/admin/reports/job-cost/", {"project": job.project.pk})
     assert _cells(page, "code")[:3] == ["01-000", "03-000", "09-000"]
     assert _cells(page, "cost_to_date")[1] == "$5,234.57"
@@ -98,7 +89,7 @@ def test_job_cost_drills_down_to_the_transactions_and_the_invoice(job):
 
 def test_job_cost_needs_a_project_and_offers_only_the_members(job):
     other = make_job(AccountFactory())
-    web = _member(job.account, "viewer")
+    web = member_client(job.account, "viewer")
     page = web.get("/admin/reports/job-cost/")
     assert page.status_code == 200 and "data-row" not in page.content.decode()
     assert other.project.number not in page.content.decode()
@@ -109,7 +100,7 @@ def test_job_cost_needs_a_project_and_offers_only_the_members(job):
 
 
 def test_a_future_day_is_refused_on_the_page(job):
-    web = _member(job.account, "viewer")
+    web = member_client(job.account, "viewer")
     page = web.get("/admin/reports/wip/", {"as_of": "2999-01-01"})
     assert page.status_code == 200
     assert "Pick today or an earlier day" in page.content.decode()
@@ -117,7 +108,7 @@ def test_a_future_day_is_refused_on_the_page(job):
 
 
 def test_downloads_are_the_api_files_and_a_pdf(job):
-    web = _member(job.account, "viewer")
+    web = member_client(job.account, "viewer")
     api = _api(job.account)
     params = {"project": job.project.pk}
     csv_page = web.get("/admin/reports/job-cost/", {**params, "format": "csv"})
@@ -139,12 +130,12 @@ def test_downloads_are_the_api_files_and_a_pdf(job):
 
 def test_a_restricted_member_sees_only_its_projects(job):
     other = make_job(job.account)
-    web = _member(job.account, "viewer", projects=[other.project])
+    web = member_client(job.account, "viewer", projects=[other.project])
     page = web.get("/admin/reports/wip/")
     assert _cells(page, "project_name")[:-1] == [other.project.name]
     # The job's approved invoices are on a project this member cannot see.
     assert "No rows as of this day" in web.get("/admin/reports/ap-aging/").content.decode()
-    everyone = _member(job.account, "manager")
+    everyone = member_client(job.account, "manager")
     aging = everyone.get("/admin/reports/ap-aging/")
     assert _cells(aging, "vendor_name")[:-1] == ["Acme Concrete"]
 

@@ -7,15 +7,20 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from audit.models import AuditEntry
 from jobcost.models import LienWaiver
-from jobcost.services.backoffice_users import backoffice_user_create
 from tests.conftest import Api
 from tests.factories import AccountFactory, make_invoice, make_job, make_key, make_pay_app
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    member_client,
+    messages_of,
+    text,
+)
 
 DOCUMENT = "https://files.example.com/waivers/acme-a1.pdf"
 
@@ -35,13 +40,6 @@ def money(db):
     return job
 
 
-def _member(account, role: str) -> Client:
-    membership = backoffice_user_create(account=account, role=role, email=f"{role}@x.example")
-    client = Client()
-    client.force_login(membership.user)
-    return client
-
-
 def _receive_url(waiver: LienWaiver) -> str:
     return admin_url(waiver).replace("/change/", "/receive/")
 
@@ -52,7 +50,7 @@ def _api(account) -> Api:
 
 
 def test_record_receipt_with_yesterdays_date_and_the_document(money):
-    accountant = _member(money.account, "member")
+    accountant = member_client(money.account, "member")
     yesterday = timezone.localdate() - datetime.timedelta(days=1)
     api = _api(money.account)
     assert api.get(f"/v1/pay-apps/{money.pay_app.pk}").json()["lien_waivers_missing"] == [
@@ -153,8 +151,8 @@ def test_a_requested_waivers_form_asks_no_date_and_a_received_one_is_final(web, 
 
 
 def test_viewer_refused_and_another_account_404(money):
-    viewer = _member(money.account, "viewer")
-    stranger = _member(make_job(AccountFactory()).project.account, "manager")
+    viewer = member_client(money.account, "viewer")
+    stranger = member_client(make_job(AccountFactory()).project.account, "manager")
     before = AuditEntry.objects.count()
 
     assert viewer.get(_receive_url(money.waiver)).status_code == 403
@@ -170,8 +168,8 @@ def test_viewer_refused_and_another_account_404(money):
     assert AuditEntry.objects.count() == before
 
 
-def test_request_a_waiver_by_hand_from_a_commitment_as_a_member(money):
-    accountant = _member(money.account, "member")
+def test_request_a_waiver_by_hand_from_a_commitment_as_amember_client(money):
+    accountant = member_client(money.account, "member")
     add = "/admin/jobcost/lienwaiver/add/"
     form = text(accountant.get(add))
     assert "SC-001 · Acme Concrete" in form and "A-1 · $3,000.00 (Approved)" in form
