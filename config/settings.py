@@ -12,7 +12,6 @@ from pathlib import Path
 import dj_database_url
 
 from config import environment
-from jobcost.api.schema_components import COMPONENTS as SCHEMA_COMPONENTS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("JOBCOST_VAR_DIR", BASE_DIR / "var"))
@@ -206,13 +205,13 @@ SPECTACULAR_SETTINGS = {
         "ActorRoleEnum": "jobcost.api.schema_components.ACTOR_ROLES",
     },
     "POSTPROCESSING_HOOKS": [
+        "jobcost.api.schema_components.append_components",
         "jobcost.api.schema.postprocess_schema_enums",
         "jobcost.api.schema_hooks.postprocess_schema_exact",
     ],
     "SERVE_AUTHENTICATION": [],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "APPEND_COMPONENTS": {
-        "schemas": SCHEMA_COMPONENTS,
         "securitySchemes": {
             "ApiKey": {"type": "http", "scheme": "bearer", "bearerFormat": "jc_<env>_<secret>"}
         },

@@ -1,6 +1,10 @@
-"""Schema components needed at settings time (kept free of Django imports): the error
-envelope (`ErrorResponse` → `ErrorObject`, docs/errors.md) and the `Actor` of audit entries
-and agent actions (README "Audit trail")."""
+"""Schema components written by hand: the error envelope (`ErrorResponse` → `ErrorObject`,
+docs/errors.md) and the `Actor` of audit entries and agent actions (README "Audit trail"),
+added to the document by the first schema hook, `append_components`."""
+
+import copy
+
+from drf_spectacular.plumbing import ResolvedComponent
 
 ERROR_OBJECT = {
     "type": "object",
@@ -77,3 +81,22 @@ ERROR_OBJECT_REF = {"$ref": "#/components/schemas/ErrorObject"}
 ERROR_RESPONSE_REF = {"$ref": "#/components/schemas/ErrorResponse"}
 
 COMPONENTS = {"ErrorResponse": ERROR_RESPONSE, "ErrorObject": ERROR_OBJECT, "Actor": ACTOR}
+
+
+def append_components(result, generator, **kwargs):
+    """The first schema hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]): register
+    COMPONENTS with the generator's registry, which drf-spectacular's enum hook rebuilds the
+    components from, and add them to this document, in name order as the registry orders
+    them; so the settings need not import them. Returns a changed copy."""
+    for name, schema in COMPONENTS.items():
+        generator.registry.register_on_missing(
+            ResolvedComponent(
+                name=name,
+                type=ResolvedComponent.SCHEMA,
+                schema=copy.deepcopy(schema),
+                object=name,
+            )
+        )
+    schemas = {**result["components"]["schemas"], **copy.deepcopy(COMPONENTS)}
+    components = {**result["components"], "schemas": dict(sorted(schemas.items()))}
+    return {**result, "components": components}
