@@ -36,6 +36,7 @@ from jobcost.models import (
     Rfi,
     Vendor,
 )
+from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.selectors.rollups import projected_cost_expr
 
 BIG = BigIntegerField()
@@ -133,15 +134,7 @@ def lien_waiver_list(scope: Scope) -> QuerySet[LienWaiver]:
 def pay_app_list(scope: Scope) -> QuerySet[PayApp]:
     """Pay apps with their lines, billed change orders, the project's open waivers and
     `previous_certificates` (G702 line 7) — five queries for any page size."""
-    earlier = (
-        PayApp.objects.filter(
-            project_id=OuterRef("project_id"),
-            number__lt=OuterRef("number"),
-            status__in=CERTIFIED_STATUSES,
-        )
-        .order_by("-number")
-        .values("certified_earned_less_retainage")[:1]
-    )
+    earlier = earlier_certificate(OuterRef("project_id"), OuterRef("number"))
     open_waivers = LienWaiver.objects.exclude(status=LienWaiverStatus.RECEIVED).only(
         "id", "project_id", "vendor_id", "status", "through_date"
     )

@@ -33,6 +33,7 @@ from jobcost.models import (
 from jobcost.money import format_dollars
 from jobcost.selectors.g702 import g702, g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers
+from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.services.common import (
     bulk_set,
     lock,
@@ -287,17 +288,9 @@ def _figures(pay_app: PayApp):
 
 
 def previous_certificates(pay_app: PayApp) -> int:
-    """G702 line 7: line 6 of the latest earlier submitted, approved or paid application."""
-    earlier = (
-        PayApp.objects.filter(
-            project_id=pay_app.project_id,
-            number__lt=pay_app.number,
-            status__in=CERTIFIED_STATUSES,
-        )
-        .order_by("-number")
-        .values_list("certified_earned_less_retainage", flat=True)
-        .first()
-    )
+    """G702 line 7 (cents), by the one rule of `selectors.pay_apps.earlier_certificate`."""
+    earlier = earlier_certificate(pay_app.project_id, pay_app.number).first()
+    earlier = earlier["certified_earned_less_retainage"] if earlier else None
     return earlier or 0
 
 
