@@ -8,7 +8,8 @@ from django.contrib import admin
 from django.db.models import Q
 from django.utils import timezone
 
-from jobcost.models import LienWaiverStatus, PayApp, PayAppStatus
+from jobcost.models import PayApp, PayAppStatus
+from jobcost.selectors.lien_waivers import missing_in_period
 
 YES = "yes"
 
@@ -32,7 +33,7 @@ class OverdueRfiFilter(admin.SimpleListFilter):
 
 class MissingForPayAppFilter(admin.SimpleListFilter):
     """The lien waivers a draft pay app still misses (`?missing_for=<pay app ID>`): dated in
-    its period and not received — the rule of `selectors.lien_waivers.waivers_missing`. The
+    its period and not received — `selectors.lien_waivers.missing_in_period`. The
     choices are the draft pay apps of the rows the user may see."""
 
     title = "missing for a draft pay app"
@@ -40,11 +41,7 @@ class MissingForPayAppFilter(admin.SimpleListFilter):
 
     @staticmethod
     def matching(pay_app: PayApp) -> Q:
-        return Q(
-            project_id=pay_app.project_id,
-            through_date__gte=pay_app.period_start,
-            through_date__lte=pay_app.period_end,
-        ) & ~Q(status=LienWaiverStatus.RECEIVED)
+        return missing_in_period(pay_app.project_id, pay_app.period_start, pay_app.period_end)
 
     def lookups(self, request, model_admin):
         projects = model_admin.get_queryset(request).values("project_id")

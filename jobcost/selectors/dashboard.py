@@ -16,12 +16,12 @@ from django.db.models.functions import Coalesce
 
 from jobcost.models import (
     LienWaiver,
-    LienWaiverStatus,
     PayApp,
     PayAppStatus,
     Project,
     ProjectStatus,
 )
+from jobcost.selectors.lien_waivers import missing_in_period
 from jobcost.selectors.projects import project_rollup
 from jobcost.selectors.rollups import ProjectRollup
 from jobcost.selectors.visible import with_rollups
@@ -63,14 +63,13 @@ def project_figures(scope) -> list[ProjectFigures]:
 def draft_pay_apps(scope) -> list[PayApp]:
     """The scope's draft pay apps by project number (1 query), each with `waivers_missing`:
     the number of lien waivers dated in its period and not received (the rule of
-    `selectors.lien_waivers.waivers_missing`, as a subquery)."""
+    `selectors.lien_waivers.missing_in_period`, as a subquery)."""
     missing = (
         LienWaiver.objects.filter(
-            project_id=OuterRef("project_id"),
-            through_date__gte=OuterRef("period_start"),
-            through_date__lte=OuterRef("period_end"),
+            missing_in_period(
+                OuterRef("project_id"), OuterRef("period_start"), OuterRef("period_end")
+            )
         )
-        .exclude(status=LienWaiverStatus.RECEIVED)
         .order_by()
         .values("project_id")
         .annotate(n=Count("pk"))

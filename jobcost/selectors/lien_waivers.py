@@ -1,13 +1,30 @@
-"""Which vendors' lien waivers a pay app is missing (SPEC §8 lien_waiver, pay_app)."""
+"""Which lien waivers a pay app is missing: the project's waivers whose through date falls in
+the pay app's period and that are not received (README "Lien waivers"). `missing_in_period`
+is the rule as a query, for every read that filters or counts in SQL (the submit service, the
+dashboard, the back office's filter); `missing_vendor_ids` is its one Python twin, for pay
+apps whose waivers are already loaded."""
 
 from __future__ import annotations
+
+from django.db.models import Q
 
 from jobcost.models import LienWaiver, LienWaiverStatus, PayApp, Vendor
 
 
+def missing_in_period(project_id, period_start, period_end) -> Q:
+    """The rule as a Q on lien waivers: the project's, with `through_date` within the period
+    (both ends included), not `received`. Each argument is a value or an `OuterRef`."""
+    return Q(
+        project_id=project_id,
+        through_date__gte=period_start,
+        through_date__lte=period_end,
+    ) & ~Q(status=LienWaiverStatus.RECEIVED)
+
+
 def missing_vendor_ids(waivers, pay_app: PayApp) -> list[str]:
     """Vendor IDs (sorted, distinct) with a waiver dated in the pay app's period that is not
-    `received`. `waivers` are the project's waivers already loaded (e.g. prefetched)."""
+    `received`: `missing_in_period` over `waivers`, the project's waivers already loaded
+    (e.g. prefetched)."""
     return sorted(
         {
             w.vendor_id
@@ -19,13 +36,10 @@ def missing_vendor_ids(waivers, pay_app: PayApp) -> list[str]:
 
 
 def waivers_missing(pay_app: PayApp):
-    """The project's lien waivers dated in the pay app's period that are not `received`
-    (a QuerySet; the rule of `missing_vendor_ids` as a query)."""
+    """The pay app's missing lien waivers (a QuerySet, `missing_in_period`)."""
     return LienWaiver.objects.filter(
-        project_id=pay_app.project_id,
-        through_date__gte=pay_app.period_start,
-        through_date__lte=pay_app.period_end,
-    ).exclude(status=LienWaiverStatus.RECEIVED)
+        missing_in_period(pay_app.project_id, pay_app.period_start, pay_app.period_end)
+    )
 
 
 def vendors_missing_waivers(pay_app: PayApp) -> list[Vendor]:
