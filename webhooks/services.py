@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest
-from jobcost.services.common import apply_changes, lock, save_audited
+from jobcost.api.errors import InvalidRequest
+from jobcost.services.common import apply_changes, lock, not_allowed, save_audited
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE
 from webhooks.endpoint_state import cancel_pending, endpoint_disable
@@ -75,10 +75,9 @@ def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     A deleted endpoint is never changed (409 `invalid_state_transition`)."""
     endpoint = lock(WebhookEndpoint, endpoint_id)
     if endpoint.deleted_at is not None:
-        raise Conflict(
-            "This endpoint was deleted; create a new one.",
-            code="invalid_state_transition",
-            object_id=endpoint.pk,
+        raise not_allowed(
+            endpoint,
+            message="This endpoint was deleted; create a new one.",
         )
     _check(changes.get("url"), changes.get("events"), None)
     status = changes.pop("status", endpoint.status)
@@ -127,16 +126,15 @@ def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
     delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
     endpoint = WebhookEndpoint.objects.get(pk=delivery.endpoint_id)
     if delivery.status not in (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED):
-        raise Conflict(
-            f"Only failed or cancelled deliveries can be re-sent; this one is {delivery.status}.",
-            code="invalid_state_transition",
-            object_id=delivery.pk,
+        raise not_allowed(
+            delivery,
+            message="Only failed or cancelled deliveries can be re-sent; this one is "
+            f"{delivery.status}.",
         )
     if endpoint.status != EndpointStatus.ENABLED or endpoint.deleted_at:
-        raise Conflict(
-            "Enable the endpoint before re-sending its deliveries.",
-            code="invalid_state_transition",
-            object_id=delivery.pk,
+        raise not_allowed(
+            delivery,
+            message="Enable the endpoint before re-sending its deliveries.",
         )
     delivery.status = DeliveryStatus.PENDING
     delivery.attempts = 0

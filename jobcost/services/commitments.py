@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.api.errors import InvalidRequest, ValidationFailed
 from jobcost.models import (
     Commitment,
     CommitmentStatus,
@@ -108,11 +108,10 @@ def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
     commitment = lock(Commitment, commitment_id)
     project = lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:
-        raise Conflict(
-            f"Only draft commitments can be edited; this one is {commitment.status}. "
+        raise not_allowed(
+            commitment,
+            message=f"Only draft commitments can be edited; this one is {commitment.status}. "
             "Use a commitment change order.",
-            code="invalid_state_transition",
-            object_id=commitment.pk,
         )
     if "cost_code" in changes:
         _check_cost_code(project, changes["cost_code"])
@@ -180,10 +179,10 @@ def commitment_void(*, commitment_id: str) -> Commitment:
     if commitment.status not in (S.DRAFT, S.EXECUTED):
         raise not_allowed(commitment, "void")
     if was_executed and commitment.billed_to_date != 0:
-        raise Conflict(
-            "An executed commitment with billed invoices cannot be voided; close it instead.",
-            code="invalid_state_transition",
-            object_id=commitment.pk,
+        raise not_allowed(
+            commitment,
+            message="An executed commitment with billed invoices cannot be voided; "
+            "close it instead.",
         )
     commitment.status = S.VOID
     commitment.voided_at = timezone.now()

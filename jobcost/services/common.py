@@ -147,15 +147,17 @@ def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
         raise Conflict(message, code="resource_already_exists", param=param) from exc
 
 
-def not_allowed(obj: models.Model, verb: str, message: str | None = None) -> Conflict:
-    """409 `invalid_state_transition`: "Cannot <verb> a(n) <object> that is <status>."."""
-    noun = "RFI" if obj.OBJECT == "rfi" else obj.OBJECT.replace("_", " ")
-    article = "an" if noun[0] in "aeiouAEIOU" or noun == "RFI" else "a"
-    return Conflict(
-        message or f"Cannot {verb} {article} {noun} that is {obj.status}.",
-        code="invalid_state_transition",
-        object_id=obj.pk,
-    )
+def not_allowed(
+    obj: models.Model, verb: str = "", message: str | None = None, *, param: str | None = None
+) -> Conflict:
+    """The one builder of 409 `invalid_state_transition` (about `obj`, with `param` when a
+    field asked for the move): `message`, or "Cannot <verb> a(n) <object> that is
+    <status>."."""
+    if message is None:
+        noun = "RFI" if obj.OBJECT == "rfi" else obj.OBJECT.replace("_", " ")
+        article = "an" if noun[0] in "aeiouAEIOU" or noun == "RFI" else "a"
+        message = f"Cannot {verb} {article} {noun} that is {obj.status}."
+    return Conflict(message, code="invalid_state_transition", param=param, object_id=obj.pk)
 
 
 def lock_in_state(

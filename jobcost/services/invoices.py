@@ -29,6 +29,7 @@ from jobcost.services.common import (
     check_writable,
     lock,
     lock_open_project,
+    not_allowed,
     save_audited,
     transition,
 )
@@ -143,10 +144,9 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     invoice = lock(Invoice, invoice_id)
     lock_open_project(invoice.project_id)
     if invoice.status not in (S.RECEIVED, S.CODED):
-        raise Conflict(
-            f"An {invoice.status} invoice cannot be edited.",
-            code="invalid_state_transition",
-            object_id=invoice.pk,
+        raise not_allowed(
+            invoice,
+            message=f"An {invoice.status} invoice cannot be edited.",
         )
     check_writable(changes, frozenset({"number", "invoice_date", "due_date", "amount", "lines"}))
     lines = changes.pop("lines", None)
@@ -203,10 +203,9 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     invoice = lock(Invoice, invoice_id)
     lock_open_project(invoice.project_id)
     if invoice.status != S.CODED:
-        raise Conflict(
-            f"Only coded invoices can be approved; this one is {invoice.status}.",
-            code="invalid_state_transition",
-            object_id=invoice.pk,
+        raise not_allowed(
+            invoice,
+            message=f"Only coded invoices can be approved; this one is {invoice.status}.",
         )
     if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
         raise Conflict(

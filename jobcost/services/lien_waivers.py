@@ -7,7 +7,7 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.api.errors import InvalidRequest
 from jobcost.models import (
     Commitment,
     Invoice,
@@ -22,6 +22,7 @@ from jobcost.services.common import (
     ensure_same_account,
     lock,
     lock_open_project,
+    not_allowed,
     save_audited,
 )
 
@@ -105,11 +106,10 @@ def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
     new_status = changes.get("status", waiver.status)
     if new_status != waiver.status:
         if waiver.status == S.RECEIVED or new_status == S.REQUESTED:
-            raise Conflict(
-                f"A {waiver.status} waiver cannot become {new_status}.",
-                code="invalid_state_transition",
+            raise not_allowed(
+                waiver,
+                message=f"A {waiver.status} waiver cannot become {new_status}.",
                 param="status",
-                object_id=waiver.pk,
             )
         waiver.status = new_status
         if new_status == S.RECEIVED:

@@ -349,10 +349,9 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
     if pay_app.status != S.SUBMITTED:
         raise not_allowed(pay_app, "reject")
     if PayApp.objects.filter(project_id=pay_app.project_id, number__gt=pay_app.number).exists():
-        raise Conflict(
-            "A later pay app exists; only the latest application can go back to draft.",
-            code="invalid_state_transition",
-            object_id=pay_app.pk,
+        raise not_allowed(
+            pay_app,
+            message="A later pay app exists; only the latest application can go back to draft.",
         )
     pay_app.status = S.DRAFT
     pay_app.rejection_reason = reason

@@ -15,6 +15,7 @@ from jobcost.services.common import (
     ensure_project_open,
     ensure_same_account,
     lock,
+    not_allowed,
     save_audited,
 )
 from jobcost.services.totals import ensure_project_totals
@@ -80,11 +81,10 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     check_writable(changes, WRITABLE)
     new_status = changes.get("status", project.status)
     if new_status != project.status and new_status not in TRANSITIONS[project.status]:
-        raise Conflict(
-            f"A project cannot move from '{project.status}' to '{new_status}'.",
-            code="invalid_state_transition",
+        raise not_allowed(
+            project,
+            message=f"A project cannot move from '{project.status}' to '{new_status}'.",
             param="status",
-            object_id=project.pk,
         )
     if (
         "contract_amount" in changes

@@ -9,7 +9,6 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict
 from jobcost.models import Project, Rfi, RfiStatus
 from jobcost.services.common import (
     apply_changes,
@@ -17,6 +16,7 @@ from jobcost.services.common import (
     lock_in_state,
     lock_open_project,
     next_number,
+    not_allowed,
     save_audited,
     transition,
 )
@@ -74,11 +74,10 @@ def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
     if "number" in changes and changes["number"] != rfi.number:
         _ensure_number_free(rfi.project_id, changes["number"], exclude_pk=rfi.pk)
     if rfi.status == S.ANSWERED and changes.get("answer", rfi.answer) == "":
-        raise Conflict(
-            "An answered RFI's answer cannot be cleared.",
-            code="invalid_state_transition",
+        raise not_allowed(
+            rfi,
+            message="An answered RFI's answer cannot be cleared.",
             param="answer",
-            object_id=rfi.pk,
         )
     apply_changes(rfi, changes, WRITABLE)
     action = None
