@@ -113,7 +113,7 @@ def wip_row(project: Project, contract, lines: list, billed: int) -> dict:
 
 def wip_report(scope: Scope, *, as_of: datetime.date, project: str | None = None) -> Report:
     """The WIP schedule at the end of `as_of` for the projects `scope` sees (one project with
-    `project`). Eleven queries for any number of projects and lines."""
+    `project`). Ten queries for any number of projects and lines."""
     projects = existing(scope.filter(Project.objects.all(), "id"), end_of(as_of))
     if project is not None:
         projects = projects.filter(pk=project)
