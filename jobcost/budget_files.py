@@ -84,7 +84,7 @@ def parse_dollars(value) -> int:
     an amount, negative, more than two decimals, over the money cap."""
     if value is None:
         return 0
-    if isinstance(value, bool) or isinstance(value, (datetime, date, time)):
+    if isinstance(value, (bool, datetime, date, time)):
         raise ValueError("is not an amount in dollars")
     if isinstance(value, int):
         amount = Decimal(value)
