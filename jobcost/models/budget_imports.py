@@ -1,11 +1,10 @@
 """Budget imports: a spreadsheet of cost codes and budgets read into a project (README "Budgets
 from a spreadsheet", docs/budget-import.md)."""
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from jobcost.models.accounts import Account, ApiKey
+from jobcost.models.accounts import Account
 from jobcost.models.base import TimestampedModel, list_index, prefixed_id
 from jobcost.models.projects import Project
 
@@ -35,18 +34,12 @@ class BudgetImport(TimestampedModel):
     id = prefixed_id("imp")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="budget_imports")
-    api_key = models.ForeignKey(
-        ApiKey, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    # The request that started it (`req_…`) and its Idempotency-Key: the audit entries and
-    # events a queued import writes carry them, as a synchronous one's do.
+    # Who started it (the audit actor: an API key or a back-office user), the request
+    # (`req_…`) and its Idempotency-Key: the audit entries and events a queued import writes
+    # carry them, as a synchronous one's do.
+    actor_type = models.CharField(max_length=16, default="system")
+    actor_id = models.CharField(max_length=150, blank=True, default="")
+    actor_role = models.CharField(max_length=16, blank=True, default="")
     request_id = models.CharField(max_length=40, blank=True, default="")
     idempotency_key = models.CharField(max_length=255, blank=True, default="")
     status = models.CharField(
