@@ -5,10 +5,11 @@ The first row is the header; its cells name the columns `code`, `name`, `cost ty
 `scheduled value` and `budget`, in any order and case (`Cost Type`, `cost_type` and
 `COST-TYPE` are the same column). Every column is required and no other is allowed. Rows whose
 cells are all empty are skipped; every other row is read, numbered as the spreadsheet numbers
-it (the header is row 1). Money is typed in dollars as people type it (`12345.67`,
-`12,345.67`, `$12,345.67`), read with `Decimal` into exact integer cents; an empty money cell
-is $0.00. A refusal of the whole file raises `FileRefused` (400 in the API); a refusal of one
-cell becomes a row error `{"row", "column", "code", "message"}` beside the other rows.
+it (the header is row 1). Text is trimmed; a cost type is read in any case (`Labor`). Money
+is typed in dollars as people type it (`12345.67`, `12,345.67`, `$12,345.67`), read with
+`Decimal` into exact integer cents; an empty money cell is $0.00. A refusal of the whole file
+raises `FileRefused` (400 in the API); a refusal of one cell becomes a row error
+`{"row", "column", "code", "message"}` beside the other rows.
 """
 
 from __future__ import annotations
@@ -204,7 +205,9 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
                         row_error(number, column, "parameter_invalid", f"'{shown}' {exc}.")
                     )
             else:
-                row[key] = _text(value)[:CELL_MAX_CHARS]
+                text = _text(value)[:CELL_MAX_CHARS]
+                # Cost types are the API's lowercase values; `Labor` as typed is `labor`.
+                row[key] = text.lower() if key == "cost_type" else text
         for index in range(len(header), len(cells)):
             if _text(cells[index]):
                 parsed.errors.append(
