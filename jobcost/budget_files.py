@@ -39,6 +39,8 @@ COLUMNS = {
     "scheduled value": "scheduled_value",
     "budget": "budget_amount",
 }
+# A file name's extension → its format (a multipart part or a back-office upload).
+EXTENSIONS_FORMATS = {".csv": CSV, ".xlsx": XLSX}
 # Row key → the column as errors name it.
 COLUMN_OF = {key: header for header, key in COLUMNS.items()}
 MONEY_KEYS = ("scheduled_value", "budget_amount")

@@ -26,7 +26,7 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from audit.context import Actor, acting_as, current_actor
-from jobcost.api.errors import ApiError, InvalidRequest
+from jobcost.api.errors import ApiError, Conflict, InvalidRequest
 from jobcost.budget_files import COLUMN_OF, MONEY_KEYS, FileRefused, parse_budget_file
 from jobcost.models import BudgetImport, BudgetImportStatus, Project
 from jobcost.services.common import ensure_project_open
@@ -61,6 +61,49 @@ def budget_import_start(
         parsed = parse_budget_file(content, file_format, max_rows=settings.BUDGET_IMPORT_MAX_ROWS)
     except FileRefused as exc:
         raise InvalidRequest(exc.message, code=exc.code, param="file") from exc
+    return _record_and_run(
+        project=project,
+        rows=parsed.rows,
+        errors=parsed.errors,
+        file_format=file_format,
+        file_name=file_name,
+        dry_run=dry_run,
+    )
+
+
+def budget_import_confirm(*, dry_run_id: str) -> BudgetImport:
+    """Import the rows a succeeded dry run checked (the back office's "Import" button after
+    its dry-run table): a new, real import of the same rows, run now or queued as
+    `budget_import_start` does, under every rule again. 409 `invalid_state_transition` when
+    the dry run is not a succeeded dry run; 409 `project_closed`.
+    Emits: what `cost_codes_create_many` emits."""
+    checked = BudgetImport.objects.select_related("project").get(pk=dry_run_id)
+    if not (checked.dry_run and checked.status == S.SUCCEEDED):
+        raise Conflict(
+            "Only a dry run that found no problem can be imported; check the file again.",
+            code="invalid_state_transition",
+            object_id=checked.pk,
+        )
+    ensure_project_open(checked.project)
+    return _record_and_run(
+        project=checked.project,
+        rows=checked.rows,
+        errors=[],
+        file_format=checked.file_format,
+        file_name=checked.file_name,
+        dry_run=False,
+    )
+
+
+def _record_and_run(
+    *,
+    project: Project,
+    rows: list[dict],
+    errors: list[dict],
+    file_format: str,
+    file_name: str,
+    dry_run: bool,
+) -> BudgetImport:
     actor = current_actor()
     budget_import = BudgetImport.objects.create(
         account_id=project.account_id,
@@ -73,11 +116,11 @@ def budget_import_start(
         dry_run=dry_run,
         file_name=file_name[:255],
         file_format=file_format,
-        rows_total=len(parsed.rows),
-        rows=parsed.rows,
-        errors=parsed.errors,
+        rows_total=len(rows),
+        rows=rows,
+        errors=errors,
     )
-    if len(parsed.rows) <= settings.BUDGET_IMPORT_SYNC_MAX_ROWS:
+    if len(rows) <= settings.BUDGET_IMPORT_SYNC_MAX_ROWS:
         _run(budget_import, progress=None)
         return budget_import
     import_id = budget_import.pk
@@ -90,7 +133,7 @@ def _queue(import_id: str) -> None:
 
     try:
         task.delay(import_id)
-    except Exception:  # a broker outage: the import stays pending; `budget_import_requeue`
+    except Exception:  # a broker outage: the import stays pending (docs/budget-import.md)
         logger.warning("could not queue budget import %s; it stays pending", import_id)
 
 

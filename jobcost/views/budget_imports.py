@@ -22,13 +22,12 @@ from rest_framework.response import Response
 from audit.views import AuditTrailMixin
 from jobcost.api.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.api.viewsets import UTF8_NAMES, JobcostViewSet
-from jobcost.budget_files import CSV, MEDIA_TYPES, XLSX
+from jobcost.budget_files import EXTENSIONS_FORMATS, MEDIA_TYPES
 from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.services import budget_imports
 from jobcost.views.docs import retrieve_doc
 
 MULTIPART = "multipart/form-data"
-EXTENSIONS = {".csv": CSV, ".xlsx": XLSX}
 ACCEPTED = "text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet or " + (
     "multipart/form-data with a `file` part"
 )
@@ -130,7 +129,7 @@ class BudgetImportUploadMixin:
         file_format = MEDIA_TYPES.get(part_type)
         if file_format is None:
             file_format = next(
-                (fmt for ext, fmt in EXTENSIONS.items() if name.lower().endswith(ext)), None
+                (fmt for ext, fmt in EXTENSIONS_FORMATS.items() if name.lower().endswith(ext)), None
             )
         if file_format is None:
             raise UnsupportedMediaType(
