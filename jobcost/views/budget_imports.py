@@ -23,9 +23,10 @@ from audit.views import AuditTrailMixin
 from jobcost.api.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.api.viewsets import UTF8_NAMES, JobcostViewSet
 from jobcost.budget_files import EXTENSIONS_FORMATS, MEDIA_TYPES
+from jobcost.filters import BudgetImportFilter
 from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.services import budget_imports
-from jobcost.views.docs import retrieve_doc
+from jobcost.views.docs import list_doc, retrieve_doc
 
 MULTIPART = "multipart/form-data"
 ACCEPTED = "text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet or " + (
@@ -206,8 +207,13 @@ class BudgetImportUploadMixin:
 
 class BudgetImportViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = BudgetImportSerializer
+    filterset_class = BudgetImportFilter
     id_prefix = "imp"
     success_texts = {"retrieve": "The budget import, with its progress and refusals."}
+
+    @list_doc(BudgetImportSerializer, "List budget imports")
+    def list(self, request, *args, **kwargs):
+        return super().list(request)
 
     @retrieve_doc(
         BudgetImportSerializer,
