@@ -175,11 +175,11 @@ class BudgetImportUploadMixin:
         responses={
             201: OpenApiResponse(
                 BudgetImportSerializer,
-                description="The import, finished (`succeeded` or `failed`): at most 500 rows.",
+                description="The import, finished (succeeded or failed): at most 500 rows.",
             ),
             202: OpenApiResponse(
                 BudgetImportSerializer,
-                description="The import, `pending`: a worker runs it; poll its `id`.",
+                description="The import, pending: a worker runs it; poll its ID.",
             ),
         },
         filters=False,
