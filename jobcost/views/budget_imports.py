@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from audit.views import AuditTrailMixin
 from jobcost.api.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.api.viewsets import UTF8_NAMES, JobcostViewSet
-from jobcost.budget_files import EXTENSIONS_FORMATS, MEDIA_TYPES
+from jobcost.budget_files import CSV, EXTENSIONS_FORMATS, MEDIA_TYPES, XLSX
 from jobcost.filters import BudgetImportFilter
 from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.services import budget_imports
@@ -36,7 +36,8 @@ ACCEPTED = "text/csv, application/vnd.openxmlformats-officedocument.spreadsheetm
 UPLOAD_DESCRIPTION = (
     "Send the file as the body (`Content-Type: text/csv` in UTF-8, or "
     "`application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`), or as the `file` "
-    "part of `multipart/form-data` (its type or its name's `.csv`/`.xlsx` decides the format). "
+    "part of `multipart/form-data` (its type, else its name's `.csv`/`.xlsx`, else its "
+    "content decides the format). "
     "At most 1 MiB and 10,000 rows. The header row names the columns `code`, `name`, "
     "`cost type`, `scheduled value`, `budget` (any order and case); money in dollars as typed "
     "(`12345.67`, `12,345.67`, `$12,345.67`), at most two decimals.\n\n"
@@ -132,11 +133,14 @@ class BudgetImportUploadMixin:
             file_format = next(
                 (fmt for ext, fmt in EXTENSIONS_FORMATS.items() if name.lower().endswith(ext)), None
             )
+        content = upload.read()
+        if file_format is None and part_type in ("", "application/octet-stream"):
+            # No telling type or name (curl -F without `;type=`): an XLSX is a zip archive.
+            file_format = XLSX if content.startswith(b"PK\x03\x04") else CSV
         if file_format is None:
             raise UnsupportedMediaType(
                 f"The `file` part '{name[:100]}' is neither CSV nor XLSX (by its type or name)."
             )
-        content = upload.read()
         if not content:
             raise InvalidRequest(
                 "The `file` part is empty.", code="parameter_missing", param="file"
