@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install run migrate seed test lint format bench bench-webhooks bench-bounds fuzz clean
+.PHONY: install run migrate seed test lint format bench bench-webhooks bench-bounds bench-import fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ bench-bounds: migrate
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
 		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
+
+## bench-import: a clean 5,000-row budget file imported through the API (dry run, in the
+## request, queued) beside a raw COPY of the same rows (docs/budget-import.md). Needs PostgreSQL.
+bench-import: migrate
+	$(BIN)/python manage.py bench_import --rows $${ROWS:-5000} --runs $${RUNS:-1}
 
 ## fuzz: schemathesis over the whole API for longer than the test suite's bounded run, with a
 ## random seed (README "Fuzzing the API"). Needs PostgreSQL (DATABASE_URL).

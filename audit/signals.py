@@ -81,16 +81,26 @@ def record_created(instance) -> None:
     _write_entry(type(instance), instance, created=True)
 
 
+def _created_changes(after: dict) -> dict:
+    """A creation's changes: every set field but the ID, from nothing to its value."""
+    return {
+        name: {"before": None, "after": value}
+        for name, value in after.items()
+        if name != "id" and value not in (None, "")
+    }
+
+
 def _write_entry(sender, instance, created: bool) -> None:
     after = snapshot(instance)
-    before = {} if created else (instance.__dict__.get("_audit_snapshot") or {})
-    changes = {
-        name: {"before": before.get(name), "after": value}
-        for name, value in after.items()
-        if created or before.get(name) != value
-    }
     if created:
-        changes = {k: v for k, v in changes.items() if k != "id" and v["after"] not in (None, "")}
+        changes = _created_changes(after)
+    else:
+        before = instance.__dict__.get("_audit_snapshot") or {}
+        changes = {
+            name: {"before": before.get(name), "after": value}
+            for name, value in after.items()
+            if before.get(name) != value
+        }
     changes.update(instance.__dict__.pop("_audit_extra", None) or {})
     action = instance.__dict__.pop("_audit_action", None) or ("created" if created else "updated")
     note = instance.__dict__.pop("_audit_note", "")
@@ -130,6 +140,26 @@ def record_updated_many(instances: list, *, note: str = "") -> None:
                     "note": note,
                 }
             )
+        instance._audit_snapshot = after
+    audit_record_many(entries)
+
+
+def record_created_many(instances: list) -> None:
+    """The `created` entries of new instances inserted with `bulk_create` (which sends no
+    signal): for each, the entry a `save()` (or `record_created`) would have written, all in
+    one INSERT (`audit_record_many`, which also records their events in bulk)."""
+    entries = []
+    for instance in instances:
+        after = snapshot(instance)
+        entries.append(
+            {
+                "target_type": type(instance).OBJECT,
+                "target_id": instance.pk,
+                "account_id": _account_id(instance),
+                "action": "created",
+                "changes": _created_changes(after),
+            }
+        )
         instance._audit_snapshot = after
     audit_record_many(entries)
 

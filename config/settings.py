@@ -145,6 +145,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # few milliseconds on a local socket; a bigger body is cut short.
 MAX_REQUEST_DRAIN_BYTES = int(os.environ.get("JOBCOST_BODY_DRAIN_BYTES", 8 * 1024 * 1024))
 
+# Budget imports (docs/budget-import.md): a file of at most BUDGET_IMPORT_MAX_ROWS data rows;
+# up to BUDGET_IMPORT_SYNC_MAX_ROWS rows run within the request (201), more as a Celery job
+# (202, then poll GET /v1/budget-imports/{id}).
+BUDGET_IMPORT_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_MAX_ROWS", "10000"))
+BUDGET_IMPORT_SYNC_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_SYNC_ROWS", "500"))
+
 # SPEC §7: dated API versions, newest last.
 JOBCOST_API_VERSIONS = ["2026-11-20-preview"]
 JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")

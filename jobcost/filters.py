@@ -8,6 +8,8 @@ from jobcost.models import (
     AgentAction,
     AgentActionKind,
     AgentActionStatus,
+    BudgetImport,
+    BudgetImportStatus,
     BudgetLine,
     ChangeOrder,
     ChangeOrderKind,
@@ -149,4 +151,12 @@ class AgentActionFilter(ProjectChildFilterSet):
 
     class Meta:
         model = AgentAction
+        fields = []
+
+
+class BudgetImportFilter(ProjectChildFilterSet):
+    status = django_filters.ChoiceFilter(choices=BudgetImportStatus.choices)
+
+    class Meta:
+        model = BudgetImport
         fields = []

@@ -48,3 +48,23 @@ def format_dollars(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     whole, part = divmod(abs(cents), 100)
     return f"{sign}${whole:,}.{part:02d}"
+
+
+def cents_problem(value, *, allow_negative: bool = False, positive: bool = False) -> str | None:
+    """Why `value` is not an acceptable amount of cents, or None when it is: an integer (not a
+    bool), not negative unless `allow_negative`, at most MONEY_MAX in magnitude, not zero when
+    `positive`. The one definition of the money input rule (SPEC §1, README "Limits"): the API's
+    `CentsField` and the bulk services (`cost_codes_create_many`) both ask it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "must be an integer number of cents (no decimals, no strings)"
+    if value < 0 and not allow_negative:
+        return "must not be negative"
+    if abs(value) > MONEY_MAX:
+        return (
+            f"must be at most {format_dollars(MONEY_MAX)} ({MONEY_MAX} cents)"
+            + (" in magnitude" if allow_negative else "")
+            + f"; got {format_dollars(value)}"
+        )
+    if positive and value == 0:
+        return "must be greater than zero"
+    return None

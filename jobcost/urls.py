@@ -4,6 +4,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from jobcost.views.agent_actions import AgentActionViewSet
+from jobcost.views.budget_imports import BudgetImportViewSet
 from jobcost.views.budgets import BudgetLineViewSet, CostCodeViewSet
 from jobcost.views.change_orders import ChangeOrderViewSet
 from jobcost.views.commitments import CommitmentViewSet
@@ -22,6 +23,7 @@ router.register("vendors", VendorViewSet, basename="vendors")
 router.register("projects", ProjectViewSet, basename="projects")
 router.register("cost-codes", CostCodeViewSet, basename="cost-codes")
 router.register("budgets", BudgetLineViewSet, basename="budgets")
+router.register("budget-imports", BudgetImportViewSet, basename="budget-imports")
 router.register("commitments", CommitmentViewSet, basename="commitments")
 router.register("change-orders", ChangeOrderViewSet, basename="change-orders")
 router.register("invoices", InvoiceViewSet, basename="invoices")

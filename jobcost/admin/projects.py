@@ -12,6 +12,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path
 
+from jobcost.admin import budget_import
 from jobcost.admin.base import (
     ReadOnlyInline,
     ServiceAdmin,
@@ -225,7 +226,35 @@ class ProjectAdmin(ServiceAdmin):
             self.admin_site.admin_view(self.budget_view),
             name="jobcost_project_budget",
         )
-        return [budget, *super().get_urls()]
+        wrap = self.admin_site.admin_view
+        imports = [
+            path(
+                "<path:object_id>/budget-import/",
+                wrap(
+                    lambda request, object_id: budget_import.upload_view(self, request, object_id)
+                ),
+                name="jobcost_project_budget_import",
+            ),
+            path(
+                "<path:object_id>/budget-import/<str:import_id>/",
+                wrap(
+                    lambda request, object_id, import_id: budget_import.result_view(
+                        self, request, object_id, import_id
+                    )
+                ),
+                name="jobcost_project_budget_import_result",
+            ),
+            path(
+                "<path:object_id>/budget-import/<str:import_id>/status/",
+                wrap(
+                    lambda request, object_id, import_id: budget_import.status_view(
+                        self, request, object_id, import_id
+                    )
+                ),
+                name="jobcost_project_budget_import_status",
+            ),
+        ]
+        return [budget, *imports, *super().get_urls()]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         obj = self.get_object(request, unquote(object_id))
@@ -233,6 +262,10 @@ class ProjectAdmin(ServiceAdmin):
         if obj is not None:
             url = page_url(self, obj, "budget")
             context["object_links"] = [{"label": "Budget and forecast", "url": url}]
+            if budget_import.may_import(request):
+                context["object_links"].append(
+                    {"label": "Import budget", "url": page_url(self, obj, "budget_import")}
+                )
         return super().change_view(request, object_id, form_url, context)
 
     def budget_view(self, request, object_id):

@@ -12,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from jobcost.money import MONEY_MAX, format_dollars
+from jobcost.money import cents_problem
 
 TWO_PLACES = Decimal("0.01")
 
@@ -27,18 +27,9 @@ class CentsField(serializers.Field):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail_invalid("must be an integer number of cents (no decimals, no strings)")
-        if data < 0 and not self.allow_negative:
-            self.fail_invalid("must not be negative")
-        if abs(data) > MONEY_MAX:
-            self.fail_invalid(
-                f"must be at most {format_dollars(MONEY_MAX)} ({MONEY_MAX} cents)"
-                + (" in magnitude" if self.allow_negative else "")
-                + f"; got {format_dollars(data)}"
-            )
-        if self.positive and data == 0:
-            self.fail_invalid("must be greater than zero")
+        problem = cents_problem(data, allow_negative=self.allow_negative, positive=self.positive)
+        if problem:
+            self.fail_invalid(problem)
         return data
 
     def fail_invalid(self, why: str):

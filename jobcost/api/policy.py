@@ -58,6 +58,9 @@ ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
     ("rfis", "close"): WRITE,
     # Proposing is its own right (SPEC §2: propose agent actions).
     ("agent-actions", "create"): PROPOSE,
+    # Importing a budget creates cost codes: whoever may create them may import (a dry run
+    # too, since it stands for the import; docs/budget-import.md).
+    ("projects", "budget_import"): WRITE,
 }
 
 # Collections whose every route needs one capability (SPEC §2: webhook endpoints are the

@@ -152,19 +152,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def run_write(self, request, handler, *args, **kwargs):
         """POST/PATCH: Idempotency-Key, JSON body, then the idempotent atomic run."""
         key = idempotency.read_key(request)
-        raw = request._request.body
-        content_type = request.content_type.split(";")[0].strip().lower()
-        if raw.strip() and content_type != "application/json":
-            raise UnsupportedMediaType(
-                "Request bodies must be JSON: send Content-Type: application/json."
-            )
-        charset = request._request.content_params.get("charset", "utf-8").strip().lower()
-        if raw.strip() and charset not in UTF8_NAMES:
-            raise UnsupportedMediaType(
-                f"Request bodies must be UTF-8 JSON; charset={charset} is not accepted. Send "
-                "Content-Type: application/json (charset=utf-8, if any)."
-            )
-        data = request.data  # parse now: 400 json_invalid before anything runs
+        data = self.read_write_body(request)
         set_idempotency_key(key)
         sha = idempotency.body_sha256(data)
         api_key_id = request.auth.pk
@@ -189,6 +177,25 @@ class JobcostViewSet(viewsets.GenericViewSet):
                     body=self.body_to_store(response.content.decode()),
                 )
             return response
+
+    def read_write_body(self, request):
+        """The body of a POST/PATCH, read before anything runs: JSON only (415 otherwise, and
+        for a charset other than UTF-8; 400 `json_invalid`). Returns what the idempotent
+        replay compares (the parsed JSON). The one route that takes a file overrides this
+        (`jobcost.views.budget_imports`)."""
+        raw = request._request.body
+        content_type = request.content_type.split(";")[0].strip().lower()
+        if raw.strip() and content_type != "application/json":
+            raise UnsupportedMediaType(
+                "Request bodies must be JSON: send Content-Type: application/json."
+            )
+        charset = request._request.content_params.get("charset", "utf-8").strip().lower()
+        if raw.strip() and charset not in UTF8_NAMES:
+            raise UnsupportedMediaType(
+                f"Request bodies must be UTF-8 JSON; charset={charset} is not accepted. Send "
+                "Content-Type: application/json (charset=utf-8, if any)."
+            )
+        return request.data  # parse now: 400 json_invalid before anything runs
 
     def body_to_store(self, body: str) -> str:
         """The response body as the idempotency store keeps it; a view whose responses hold a

@@ -2,6 +2,7 @@
 
 from jobcost.models.accounts import PERSON_ROLES, Account, ApiKey, Membership, Role
 from jobcost.models.agent_actions import AgentAction, AgentActionKind, AgentActionStatus
+from jobcost.models.budget_imports import BudgetImport, BudgetImportStatus
 from jobcost.models.change_orders import (
     ChangeOrder,
     ChangeOrderKind,
@@ -32,6 +33,8 @@ __all__ = [
     "AgentActionKind",
     "AgentActionStatus",
     "ApiKey",
+    "BudgetImport",
+    "BudgetImportStatus",
     "BudgetLine",
     "ChangeOrder",
     "ChangeOrderKind",

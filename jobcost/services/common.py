@@ -48,10 +48,17 @@ def save_audited(
         instance._audit_action = action
     if note:
         instance._audit_note = note
-    relations = [f.name for f in instance._meta.concrete_fields if f.is_relation]
-    instance.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
+    clean_fields(instance)
     instance.save()
     return instance
+
+
+def clean_fields(instance: models.Model) -> None:
+    """The model's own field rules (choices, lengths, blank), as every audited save checks
+    them; raises Django's `ValidationError` keyed by field. Bulk writes call it per row before
+    `bulk_create`, so the rows they insert pass the same checks as a `save_audited` one."""
+    relations = [f.name for f in instance._meta.concrete_fields if f.is_relation]
+    instance.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
 
 
 def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:

@@ -1,32 +1,211 @@
-"""Cost codes and budget lines (SPEC §8 cost_code, budget_line)."""
+"""Cost codes and budget lines (SPEC §8 cost_code, budget_line).
+
+`cost_code_create` writes one cost code with its budget line; `cost_codes_create_many` writes
+many at once (a budget imported from a spreadsheet, docs/budget-import.md) under the same
+rules, each defined once here or below: the project is open (`lock_open_project`), a code is
+unique in its project (`_codes_taken`) and within the batch, the fields pass the model's own
+checks (`clean_fields`: cost type, lengths, blank), money is whole non-negative cents within
+the cap (`jobcost.money.cents_problem`, as the API's `CentsField`), and the project's totals
+stay within the money cap (`ensure_project_totals`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from audit.signals import record_created, record_updated_many
-from jobcost.api.errors import Conflict
+from audit.signals import record_created, record_created_many, record_updated_many
+from jobcost.api.errors import Conflict, ValidationFailed
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
+from jobcost.money import cents_problem
 from jobcost.services.common import (
     apply_changes,
     bulk_set,
     check_writable,
-    ensure_free,
+    clean_fields,
     lock,
     lock_open_project,
     save_audited,
 )
 from jobcost.services.totals import ensure_project_totals
 
+# The fields of one cost code to create, in the order errors are listed for a row.
+NEW_COST_CODE_FIELDS = ("code", "name", "cost_type", "scheduled_value", "budget_amount")
+# How many rows `cost_codes_create_many` inserts per statement (and reports progress after).
+BULK_CHUNK = 1000
+
+
+def _codes_taken(project_id: str, codes, exclude_pk: str | None = None) -> set[str]:
+    """Which of `codes` the project already has (other than `exclude_pk`): the rule that a
+    cost code is unique in its project, for one code or a whole batch, in one query."""
+    queryset = CostCode.objects.filter(project_id=project_id, code__in=list(codes))
+    if exclude_pk is not None:
+        queryset = queryset.exclude(pk=exclude_pk)
+    return set(queryset.values_list("code", flat=True))
+
+
+def _code_taken_message(code: str) -> str:
+    return f"Cost code '{code}' already exists on this project."
+
 
 def _ensure_code_free(project_id: str, code: str, exclude_pk: str | None = None) -> None:
-    ensure_free(
-        CostCode.objects.filter(project_id=project_id, code=code),
-        param="code",
-        message=f"Cost code '{code}' already exists on this project.",
-        exclude_pk=exclude_pk,
+    """409 `resource_already_exists` (param `code`) when the project has the code."""
+    if _codes_taken(project_id, [code], exclude_pk):
+        raise Conflict(_code_taken_message(code), code="resource_already_exists", param="code")
+
+
+def _new_cost_code(project: Project, *, code, name, cost_type, scheduled_value) -> CostCode:
+    return CostCode(
+        account_id=project.account_id,
+        project=project,
+        code=code,
+        name=name,
+        cost_type=cost_type,
+        scheduled_value=scheduled_value,
     )
+
+
+class RowsRefused(ValidationFailed):
+    """422 `rows_invalid`: some rows of a batch break a rule; `errors` lists every refusal
+    as `{"row", "field", "code", "message"}` (`row` as the caller numbered it)."""
+
+    def __init__(self, errors: list[dict]) -> None:
+        first = errors[0]
+        super().__init__(
+            f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in the rows; the first, "
+            f"row {first['row']} ({first['field']}): {first['message']}",
+            code="rows_invalid",
+            param=first["field"],
+        )
+        self.errors = errors
+
+
+def _field_errors(instance: CostCode) -> list[tuple[str, str, str]]:
+    """(field, code, message) of each model rule the new cost code breaks (`clean_fields`)."""
+    try:
+        clean_fields(instance)
+    except ValidationError as exc:
+        found = []
+        for name, errors in exc.error_dict.items():
+            error = errors[0]
+            if error.code in ("blank", "null", "required"):
+                found.append((name, "parameter_missing", f"{name.replace('_', ' ')} is empty."))
+            elif error.code == "invalid_choice":
+                value = getattr(instance, name)
+                choices = ", ".join(value for value, _ in instance._meta.get_field(name).choices)
+                found.append(
+                    (name, "parameter_invalid", f"'{value}' is not a cost type; use {choices}.")
+                )
+            else:
+                found.append((name, "parameter_invalid", " ".join(error.messages)))
+        return found
+    return []
+
+
+def cost_codes_check_many(*, project: Project, rows: list[dict]) -> list[dict]:
+    """Every rule a batch of new cost codes breaks, without writing: `rows` are dicts of
+    `NEW_COST_CODE_FIELDS` (cents) and `row` (the caller's number for it). Returns
+    `{"row", "field", "code", "message"}` refusals ordered by row then field: field rules
+    (`parameter_missing`, `parameter_invalid`), money (`parameter_invalid`), a code repeated
+    in the batch (`duplicate_code`, on every repeat, naming the first row) or already on the
+    project (`resource_already_exists`). Two queries at most, whatever the rows."""
+    errors: list[dict] = []
+    first_row_of: dict[str, int] = {}
+    order = {name: index for index, name in enumerate(NEW_COST_CODE_FIELDS)}
+
+    def refuse(row: int, field: str, code: str, message: str) -> None:
+        errors.append({"row": row, "field": field, "code": code, "message": message})
+
+    for row in rows:
+        number = row["row"]
+        instance = _new_cost_code(
+            project,
+            code=row["code"],
+            name=row["name"],
+            cost_type=row["cost_type"],
+            scheduled_value=row["scheduled_value"],
+        )
+        for field, code, message in _field_errors(instance):
+            refuse(number, field, code, message)
+        for field in ("scheduled_value", "budget_amount"):
+            problem = cents_problem(row[field])
+            if problem:
+                refuse(number, field, "parameter_invalid", f"{field} {problem}.")
+        code = row["code"]
+        if code in first_row_of:
+            refuse(
+                number,
+                "code",
+                "duplicate_code",
+                f"Cost code '{code}' is also on row {first_row_of[code]} of this file.",
+            )
+        elif code:
+            first_row_of[code] = number
+    for code in _codes_taken(project.pk, first_row_of):
+        refuse(first_row_of[code], "code", "resource_already_exists", _code_taken_message(code))
+    errors.sort(key=lambda e: (e["row"], order.get(e["field"], len(order))))
+    return errors
+
+
+@transaction.atomic
+def cost_codes_create_many(
+    *,
+    project: Project,
+    rows: list[dict],
+    progress: Callable[[int], None] | None = None,
+) -> list[CostCode]:
+    """Create many cost codes with their budget lines in one transaction, all or none: the
+    same rules and records as `cost_code_create` per row, in a constant number of statements
+    per `BULK_CHUNK` rows. `rows` are dicts of `NEW_COST_CODE_FIELDS` (cents) and `row` (the
+    caller's number for it, named in refusals).
+
+    Locks the open project (409 `project_closed`), checks every row
+    (`cost_codes_check_many`; 422 `rows_invalid` carrying all refusals in `errors`), then per
+    chunk inserts the cost codes, their budget lines, and the `created` audit entries of both
+    (budget line first, as `cost_code_create` writes them), which record the
+    `cost_code.created` events and their deliveries (`audit_record_many`). `progress(n)` is
+    called with the rows written so far after each chunk. Last, 422 `amount_out_of_range`
+    (param `budget_amount`) when the project's budgets would sum past the money cap.
+
+    Emits: audit `created` on each cost code and budget line; event `cost_code.created` per
+    cost code."""
+    project = lock_open_project(project.pk)
+    errors = cost_codes_check_many(project=project, rows=rows)
+    if errors:
+        raise RowsRefused(errors)
+    created: list[CostCode] = []
+    for start in range(0, len(rows), BULK_CHUNK):
+        chunk = rows[start : start + BULK_CHUNK]
+        codes = [
+            _new_cost_code(
+                project,
+                code=row["code"],
+                name=row["name"],
+                cost_type=row["cost_type"],
+                scheduled_value=row["scheduled_value"],
+            )
+            for row in chunk
+        ]
+        CostCode.objects.bulk_create(codes)
+        lines = [
+            BudgetLine(
+                account_id=project.account_id,
+                project=project,
+                cost_code=cost_code,
+                original_amount=row["budget_amount"],
+            )
+            for cost_code, row in zip(codes, chunk, strict=True)
+        ]
+        BudgetLine.objects.bulk_create(lines)
+        record_created_many([*lines, *codes])
+        created += codes
+        if progress is not None:
+            progress(start + len(chunk))
+    ensure_project_totals(project.pk, param="budget_amount")
+    return created
 
 
 @transaction.atomic
@@ -42,17 +221,13 @@ def cost_code_create(
     """Create a cost code and its budget line (`original_amount` = `budget_amount`, cents).
     Raises 409 `project_closed`, 409 `resource_already_exists` (param `code`) and 422
     `amount_out_of_range` (param `budget_amount`) when the project's budgets would sum past
-    the money cap (README "Limits")."""
+    the money cap (README "Limits"). Emits: audit `created` on the budget line and the cost
+    code; event `cost_code.created`."""
     project = lock_open_project(project.pk)
     _ensure_code_free(project.pk, code)
     cost_code = save_audited(
-        CostCode(
-            account_id=project.account_id,
-            project=project,
-            code=code,
-            name=name,
-            cost_type=cost_type,
-            scheduled_value=scheduled_value,
+        _new_cost_code(
+            project, code=code, name=name, cost_type=cost_type, scheduled_value=scheduled_value
         ),
         defer_created=True,
     )

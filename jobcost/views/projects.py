@@ -10,10 +10,11 @@ from jobcost.serializers.projects import (
     ProjectUpdateSerializer,
 )
 from jobcost.services import projects
+from jobcost.views.budget_imports import BudgetImportUploadMixin
 from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 
 
-class ProjectViewSet(AuditTrailMixin, JobcostViewSet):
+class ProjectViewSet(BudgetImportUploadMixin, AuditTrailMixin, JobcostViewSet):
     serializer_class = ProjectSerializer
     filterset_class = ProjectFilter
     id_prefix = "prj"

@@ -184,7 +184,11 @@ def _one_of(model, model_admin, ids: set[str]):
 
 
 # Values for the other parts of an admin's own object URLs, should one take more than the ID.
-URL_PARTS: dict[str, list[str]] = {}
+URL_PARTS: dict[str, list[str]] = {
+    # The project's budget-import pages (`<project>/budget-import/<imp_id>/…`): the project
+    # decides first, so any import ID is refused on another account's project.
+    "import_id": ["imp_nope"],
+}
 
 
 def _walk_object_pages(client: Client, model_admin, theirs, may_view: bool, hidden: set[str]):

@@ -45,6 +45,7 @@ from tests.webhooks.support import PUBLIC_URL, make_endpoint, webhook_state
 from webhooks.models import Event, WebhookDelivery
 
 ROLES = ["admin", "manager", "member", "viewer", "agent"]
+BUDGET_FILE = "code,name,cost type,scheduled value,budget\n77-000,Imported,other,0,1\n"
 
 # --- SPEC §2: what each role may do ------------------------------------------------------------
 
@@ -136,6 +137,16 @@ class Job:
     @cached_property
     def budget(self):
         return BudgetLine.objects.get(cost_code=self.cost_code)
+
+    @cached_property
+    def budget_import(self) -> str:
+        response = self._builders["member"].post(
+            f"/v1/projects/{self.project.pk}/budget-import?dry_run=true",
+            BUDGET_FILE.encode(),
+            content_type="text/csv",
+        )
+        assert response.status_code == 201, response.content
+        return response.json()["id"]
 
     @cached_property
     def commitment(self):
@@ -268,6 +279,8 @@ class Call:
     listed_by: str = "id"
     # A document route answers a file of this type instead of a JSON object.
     document: str | None = None
+    # The one route whose body is a file (a budget import): this CSV, as text/csv.
+    upload: str | None = None
 
 
 def _list(path, target):
@@ -452,6 +465,30 @@ ROUTES: dict[tuple[str, str], Route] = {
         READ, 200, _audit("cost-codes", lambda j: j.cost_code), MISSING
     ),
     ("budgets-list", "get"): Route(READ, 200, _list("/v1/budgets", lambda j: j.budget), UNLISTED),
+    # Importing a budget creates cost codes: a write (docs/budget-import.md).
+    ("projects-budget-import", "post"): Route(
+        WRITE,
+        201,
+        lambda j: Call(
+            f"/v1/projects/{j.project.pk}/budget-import",
+            upload=BUDGET_FILE,
+            expect={"object": "budget_import", "status": "succeeded"},
+        ),
+        MISSING,
+    ),
+    ("budget-imports-list", "get"): Route(
+        READ, 200, _list("/v1/budget-imports", lambda j: j.budget_import), UNLISTED
+    ),
+    ("budget-imports-detail", "get"): Route(
+        READ, 200, _retrieve("budget-imports", lambda j: j.budget_import), MISSING
+    ),
+    # The import record is not audited itself (docs/budget-import.md): its trail is empty.
+    ("budget-imports-audit", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(f"/v1/budget-imports/{j.budget_import}/audit", params={"limit": 100}),
+        MISSING,
+    ),
     ("budgets-detail", "get"): Route(READ, 200, _retrieve("budgets", lambda j: j.budget), MISSING),
     ("budgets-detail", "patch"): Route(
         WRITE,
@@ -924,6 +961,8 @@ def _send(client, method, call: Call):
         return client.get(call.path, call.params)
     if method == "delete":
         return client.delete(call.path)
+    if call.upload is not None:
+        return client.post(call.path, call.upload.encode(), content_type="text/csv")
     return getattr(client, method)(call.path, call.body)
 
 

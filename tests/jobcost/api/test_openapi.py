@@ -42,6 +42,7 @@ from jobcost.models import (
     RfiStatus,
     Role,
 )
+from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.serializers.pay_apps import PayAppLineSerializer
 from tests.conftest import error_of
 from tests.factories import (
@@ -65,7 +66,19 @@ LIST_ACTIONS = {"list", "audit", "lines", "deliveries"}
 # Lists of something else than the view's objects, and their item components.
 NESTED_LISTS = {"audit": "AuditEntry", "lines": "PayAppLine", "deliveries": "WebhookDelivery"}
 # Operations that answer something else than the view's object.
-OTHER_RESPONSES = {"destroy": "WebhookEndpointDeleted", "retry_delivery": "WebhookDelivery"}
+OTHER_RESPONSES = {
+    "destroy": "WebhookEndpointDeleted",
+    "retry_delivery": "WebhookDelivery",
+    "budget_import": "BudgetImport",
+}
+# Operations whose body is a file, not JSON: the media types each takes (docs/budget-import.md).
+UPLOADS = {
+    "budget_import": {
+        "text/csv",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "multipart/form-data",
+    }
+}
 # Operations that answer a document (a file of this media type), not JSON; they take no
 # parameters at all, so no `expand[]` either.
 DOCUMENTS = {"pdf": "application/pdf"}
@@ -303,6 +316,7 @@ def test_expand_is_declared_only_where_a_path_is_expandable(schema):
         "lines": PayAppLineSerializer,
         "deliveries": WebhookDeliverySerializer,
         "retry_delivery": WebhookDeliverySerializer,
+        "budget_import": BudgetImportSerializer,
     }
     without = 0
     for path, method, operation in _operations(schema):
@@ -326,14 +340,15 @@ def test_single_object_operations_document_expand(schema):
                 DOCUMENTS[action]: {"schema": {"type": "string", "format": "binary"}}
             }, path
             continue
-        assert _expand_enum(schema, operation) == expandable_paths(view.serializer_class), path
+        serializer = BudgetImportSerializer if action in UPLOADS else view.serializer_class
+        assert _expand_enum(schema, operation) == expandable_paths(serializer), path
         success = next(s for s in operation["responses"] if s.startswith("2"))
         name = view.serializer_class.__name__.removesuffix("Serializer")
         name = OTHER_RESPONSES.get(action, name)
         assert _body_schema(operation["responses"][success]) == {
             "$ref": f"#/components/schemas/{name}"
         }
-        assert success == ("201" if action == "create" else "200")
+        assert success == ("201" if action in ("create", *UPLOADS) else "200")
 
 
 def test_transitions_take_an_optional_empty_body(schema):
@@ -360,6 +375,13 @@ def test_request_bodies_are_strict_and_never_take_computed_fields(schema):
         if "requestBody" not in operation:
             continue
         bodies += 1
+        _view, action = ROUTES[path, method]
+        if action in UPLOADS:
+            content = operation["requestBody"]["content"]
+            assert set(content) == UPLOADS[action], path
+            form = content["multipart/form-data"]["schema"]
+            assert (form["required"], form["additionalProperties"]) == (["file"], False)
+            continue
         request = _body_schema(operation["requestBody"])
         name = request["$ref"].rsplit("/", 1)[1]
         assert name.endswith("Request"), name

@@ -6,8 +6,9 @@ entry, webhook endpoint, event or delivery."""
 import pytest
 
 from jobcost.api.scope import Scope
-from jobcost.models import BudgetLine
+from jobcost.models import BudgetImport, BudgetLine
 from jobcost.services.agent_actions import agent_action_propose
+from jobcost.services.budget_imports import budget_import_start
 from jobcost.services.daily_logs import daily_log_create
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
@@ -26,6 +27,8 @@ from tests.factories import (
 from tests.jobcost.api.state import DOMAIN_MODELS, db_state
 from tests.webhooks.support import make_endpoint, webhook_state
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
+
+BUDGET_FILE = b"code,name,cost type,scheduled value,budget\n77-000,Imported,other,0,1\n"
 
 
 def _job(account):
@@ -59,6 +62,9 @@ def _job(account):
         "pay-apps": make_pay_app(project, "2026-11-01", "2026-11-30"),
         "rfis": rfi_create(project=project, subject="Footing depth", question="How deep?"),
         "daily-logs": daily_log_create(project=project, date=invoice.invoice_date),
+        "budget-imports": budget_import_start(
+            project=project, content=BUDGET_FILE, file_format="csv", dry_run=True
+        ),
         "agents/actions": agent_action_propose(
             scope=Scope(account.pk),
             action="rfi.create",
@@ -93,11 +99,12 @@ COLLECTIONS = [
     "agents/actions",
     "webhooks",
     "events",
+    "budget-imports",
 ]
 # URL name prefix of a collection whose path is not its name.
 URL_NAMES = {"agents/actions": "agent-actions"}
 AUDITED = [c for c in COLLECTIONS if c != "events"]
-PATCHABLE = [c for c in COLLECTIONS if c not in ("events", "agents/actions")]
+PATCHABLE = [c for c in COLLECTIONS if c not in ("events", "agents/actions", "budget-imports")]
 PATCH_BODIES = {
     "owners": {"name": "Hijacked"},
     "vendors": {"name": "Hijacked"},
@@ -132,6 +139,7 @@ ACTIONS = {
         ("mark-paid", "post"),
     ],
     "rfis": [("close", "post")],
+    "projects": [("budget-import", "post")],
     "agents/actions": [("approve", "post"), ("reject", "post")],
     "webhooks": [("rotate-secret", "post"), ("deliveries", "get")],
 }
@@ -181,7 +189,7 @@ def _ids_of(account_id: str) -> set[str]:
     """Every object ID the account owns, over all domain models, endpoints and events."""
     return {
         row["id"]
-        for model in (*DOMAIN_MODELS, WebhookEndpoint, Event)
+        for model in (*DOMAIN_MODELS, BudgetImport, WebhookEndpoint, Event)
         if hasattr(model, "account_id")
         for row in model.objects.filter(account_id=account_id).values("id")
     }
@@ -230,6 +238,8 @@ def test_detail_routes_are_404_for_another_accounts_ids(
         resp = api.patch(path, PATCH_BODIES[collection])
     elif method == "delete":
         resp = api.delete(path)
+    elif suffix == "/budget-import":  # the one route whose body is a file
+        resp = api.post(path, BUDGET_FILE, content_type="text/csv")
     else:
         resp = api.post(path, {})
     assert resp.status_code == 404, resp.content

@@ -1,0 +1,116 @@
+"""A budget file over `BUDGET_IMPORT_SYNC_MAX_ROWS` rows is answered 202 `pending` and run by a
+real Celery worker process (started as production runs it, `tests.webhooks.conftest.Workers`)
+on PostgreSQL and Redis; the client polls `GET /v1/budget-imports/{id}`."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from django.test import override_settings
+
+from audit.models import AuditEntry
+from config.celery import app as celery_app
+from jobcost.models import BudgetLine, CostCode
+from tests.factories import ProjectFactory
+from tests.webhooks.conftest import Workers
+from webhooks.models import Event
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+HEADER = "code,name,cost type,scheduled value,budget\n"
+ROWS = 1_200  # over the 500-row default: queued; two 1,000-row chunks on the worker
+
+
+@pytest.fixture
+def worker():
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    pool = Workers(queue)
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = pool.queues["celery"]
+    lanes = override_settings(
+        WEBHOOKS_QUEUE=pool.queues["webhooks"], WEBHOOKS_SLOW_QUEUE=pool.queues["webhooks-slow"]
+    )
+    lanes.enable()
+    yield pool
+    pool.stop()
+    lanes.disable()
+    celery_app.conf.task_default_queue = previous
+
+
+def _file(rows: int, *, bad_row: int | None = None) -> bytes:
+    lines = [HEADER]
+    for n in range(rows):
+        cost_type = "magic" if bad_row is not None and n + 2 == bad_row else "labor"
+        lines.append(f'{n:05d},Code {n},{cost_type},"1,000.{n % 100:02d}",${n}.25\n')
+    return "".join(lines).encode()
+
+
+def _poll(api, import_id: str, seconds: float = 90) -> dict:
+    deadline = time.monotonic() + seconds
+    seen = []
+    while time.monotonic() < deadline:
+        data = api.get(f"/v1/budget-imports/{import_id}").json()
+        seen.append((data["status"], data["rows_done"]))
+        if data["status"] in ("succeeded", "failed"):
+            data["_seen"] = seen
+            return data
+        time.sleep(0.05)
+    raise AssertionError(f"the import did not finish: {seen[-5:]}")
+
+
+def test_a_large_file_is_queued_and_imported_by_a_worker(api, account, worker):
+    project = ProjectFactory(account=account, status="bid")
+    worker.start()
+
+    resp = api.post(
+        f"/v1/projects/{project.pk}/budget-import", _file(ROWS), content_type="text/csv"
+    )
+
+    assert resp.status_code == 202, resp.content
+    data = resp.json()
+    assert (data["status"], data["rows_total"], data["rows_done"], data["errors"]) == (
+        "pending",
+        ROWS,
+        0,
+        [],
+    )
+    done = _poll(api, data["id"])
+    # The bar only moves forward: pending, running with rows_done rising, succeeded.
+    order = {"pending": 0, "running": 1, "succeeded": 2}
+    steps = [(order[status], rows) for status, rows in done["_seen"]]
+    assert steps == sorted(steps)
+    assert (done["status"], done["rows_done"], done["errors"]) == ("succeeded", ROWS, [])
+    assert CostCode.objects.filter(project=project).count() == ROWS
+    line = BudgetLine.objects.get(cost_code__project=project, cost_code__code="00123")
+    assert (line.cost_code.scheduled_value, line.original_amount) == (1_000_23, 123_25)
+    # Audited as the key that sent it, with its request, and one event per cost code.
+    entry = AuditEntry.objects.get(target_id=line.cost_code_id)
+    assert (entry.actor_type, entry.actor_id, entry.request_id) == (
+        "api_key",
+        api.key.pk,
+        resp["Request-Id"],
+    )
+    assert Event.objects.filter(type="cost_code.created").count() == ROWS
+    event = Event.objects.get(object_id=line.cost_code_id)
+    assert event.request_id == resp["Request-Id"]
+
+
+def test_a_large_file_with_a_bad_row_fails_on_the_worker_and_writes_nothing(api, account, worker):
+    project = ProjectFactory(account=account, status="bid")
+    audit_before = AuditEntry.objects.count()
+    worker.start()
+
+    resp = api.post(
+        f"/v1/projects/{project.pk}/budget-import",
+        _file(ROWS, bad_row=1_100),
+        content_type="text/csv",
+    )
+
+    assert resp.status_code == 202
+    done = _poll(api, resp.json()["id"])
+    assert done["status"] == "failed"
+    assert [(e["row"], e["column"]) for e in done["errors"]] == [(1_100, "cost type")]
+    assert CostCode.objects.filter(project=project).count() == 0
+    assert AuditEntry.objects.count() == audit_before
