@@ -22,6 +22,11 @@ app.conf.beat_schedule = {
         "task": "webhooks.tasks.sweep_due_deliveries",
         "schedule": 5.0,
     },
+    # Budget imports whose task a broker outage lost, or whose worker died, run again.
+    "sweep-stalled-budget-imports": {
+        "task": "jobcost.tasks.sweep_stalled_budget_imports",
+        "schedule": 60.0,
+    },
     # SPEC §8 event: events are kept 30 days.
     "purge-old-events": {
         "task": "webhooks.tasks.purge_old_events",

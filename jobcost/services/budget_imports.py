@@ -20,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection, connections, transaction
 from django.utils import timezone
@@ -35,6 +37,11 @@ from jobcost.services.cost_codes import RowsRefused, cost_codes_check_many, cost
 logger = logging.getLogger("jobcost.budget_imports")
 
 S = BudgetImportStatus
+# The Celery task that runs a queued import (jobcost/tasks.py), sent by name.
+RUN_TASK = "jobcost.tasks.budget_import_run"
+# An unfinished import whose row has not moved for this long is queued again by the sweep.
+STALLED_AFTER = timedelta(minutes=2)
+SWEEP_BATCH = 100
 
 
 class _DryRun(Exception):
@@ -129,12 +136,24 @@ def _record_and_run(
 
 
 def _queue(import_id: str) -> None:
-    from jobcost.tasks import budget_import_run as task
-
+    """Send the run task by name (the tasks module imports this one, not the reverse)."""
     try:
-        task.delay(import_id)
-    except Exception:  # a broker outage: the import stays pending (docs/budget-import.md)
-        logger.warning("could not queue budget import %s; it stays pending", import_id)
+        current_app.send_task(RUN_TASK, args=[import_id])
+    except Exception:  # a broker outage: the sweep queues it again (docs/budget-import.md)
+        logger.warning("could not queue budget import %s; the sweep will", import_id)
+
+
+def budget_imports_stalled() -> list[str]:
+    """IDs of the imports still pending or running whose row has not moved for
+    `STALLED_AFTER`: a broker outage lost their task, or their worker died mid-run (its
+    transaction rolled back). The beat job `sweep_stalled_budget_imports` queues them again;
+    a run that is still going holds the import's lock, so the extra task returns at once."""
+    quiet_since = timezone.now() - STALLED_AFTER
+    return list(
+        BudgetImport.objects.filter(status__in=(S.PENDING, S.RUNNING), updated_at__lt=quiet_since)
+        .order_by("updated_at")
+        .values_list("pk", flat=True)[:SWEEP_BATCH]
+    )
 
 
 def budget_import_run(*, import_id: str) -> str:

@@ -4,6 +4,7 @@ on PostgreSQL and Redis; the client polls `GET /v1/budget-imports/{id}`."""
 
 from __future__ import annotations
 
+import datetime
 import time
 import uuid
 
@@ -12,7 +13,8 @@ from django.test import override_settings
 
 from audit.models import AuditEntry
 from config.celery import app as celery_app
-from jobcost.models import BudgetLine, CostCode
+from jobcost.models import BudgetImport, BudgetLine, CostCode
+from jobcost.tasks import sweep_stalled_budget_imports
 from tests.factories import ProjectFactory
 from tests.webhooks.conftest import Workers
 from webhooks.models import Event
@@ -114,3 +116,28 @@ def test_a_large_file_with_a_bad_row_fails_on_the_worker_and_writes_nothing(api,
     assert [(e["row"], e["column"]) for e in done["errors"]] == [(1_100, "cost type")]
     assert CostCode.objects.filter(project=project).count() == 0
     assert AuditEntry.objects.count() == audit_before
+
+
+def test_an_import_whose_task_was_lost_is_run_by_the_sweep(api, account, worker):
+    """The broker lost the task (its queue is emptied before any worker reads it): the import
+    stays pending until it has been quiet for two minutes, then the beat job queues it again
+    and a worker imports it; once finished, the sweep leaves it alone."""
+    project = ProjectFactory(account=account, status="bid")
+    resp = api.post(
+        f"/v1/projects/{project.pk}/budget-import", _file(ROWS), content_type="text/csv"
+    )
+    assert resp.status_code == 202, resp.content
+    import_id = resp.json()["id"]
+    with celery_app.connection_for_write() as connection:
+        lost = connection.default_channel.queue_purge(worker.queues["celery"])
+    assert lost == 1
+    assert sweep_stalled_budget_imports() == 0  # not quiet for long enough yet
+    quiet = BudgetImport.objects.get(pk=import_id).updated_at - datetime.timedelta(minutes=3)
+    BudgetImport.objects.filter(pk=import_id).update(updated_at=quiet)
+
+    worker.start()
+    assert sweep_stalled_budget_imports() == 1
+    done = _poll(api, import_id)
+    assert (done["status"], done["rows_done"]) == ("succeeded", ROWS)
+    assert CostCode.objects.filter(project=project).count() == ROWS
+    assert sweep_stalled_budget_imports() == 0
