@@ -122,6 +122,12 @@ class Workers:
 @pytest.fixture
 def workers():
     """Real workers on queues of their own; this process publishes to those queues too."""
+    yield from worker_pool()
+
+
+def worker_pool():
+    """The `workers` fixture's body, for fixtures of other folders (a generator: the pool,
+    then its teardown)."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
     pool = Workers(queue)
     previous = celery_app.conf.task_default_queue

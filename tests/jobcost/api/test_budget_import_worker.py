@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import datetime
 import time
-import uuid
 
 import pytest
-from django.test import override_settings
 
 from audit.models import AuditEntry
 from config.celery import app as celery_app
 from jobcost.models import BudgetImport, BudgetLine, CostCode
 from jobcost.tasks import sweep_stalled_budget_imports
 from tests.factories import ProjectFactory
-from tests.webhooks.conftest import Workers
+from tests.webhooks.conftest import worker_pool
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -27,18 +25,8 @@ ROWS = 1_200  # over the 500-row default: queued; two 1,000-row chunks on the wo
 
 @pytest.fixture
 def worker():
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    pool = Workers(queue)
-    previous = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = pool.queues["celery"]
-    lanes = override_settings(
-        WEBHOOKS_QUEUE=pool.queues["webhooks"], WEBHOOKS_SLOW_QUEUE=pool.queues["webhooks-slow"]
-    )
-    lanes.enable()
-    yield pool
-    pool.stop()
-    lanes.disable()
-    celery_app.conf.task_default_queue = previous
+    """Real workers on queues of their own (tests.webhooks.conftest.worker_pool)."""
+    yield from worker_pool()
 
 
 def _file(rows: int, *, bad_row: int | None = None) -> bytes:
