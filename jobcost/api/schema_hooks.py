@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from jobcost.api.schema import ENUM_NAME_KEY
@@ -182,6 +183,13 @@ def _hoist_enums(result: dict) -> None:
         if name is None and key in by_values:
             return by_values[key]
         name = name or fallback
+        existing = schemas.get(name)
+        if existing is not None and tuple(existing.get("enum", ())) != key:
+            # Two enums under one name would make one of them lie: name it (ENUM_NAME_KEY).
+            raise ImproperlyConfigured(
+                f"Enum component {name} already holds {existing.get('enum')}; "
+                f"another enum {list(key)} needs a name of its own"
+            )
         schemas.setdefault(name, {"type": node.get("type", "string"), "enum": list(key)})
         by_values.setdefault(key, name)
         return name
