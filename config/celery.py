@@ -17,7 +17,8 @@ app.conf.beat_schedule = {
         "task": "jobcost.tasks.purge_expired_idempotency_keys",
         "schedule": crontab(minute="*/15"),
     },
-    # SPEC §10: due webhook retries (and anything a broker outage dropped) every 5 s.
+    # README "Webhooks and events": due webhook retries (and anything a broker outage dropped)
+    # every 5 s.
     "sweep-due-webhook-deliveries": {
         "task": "webhooks.tasks.sweep_due_deliveries",
         "schedule": 5.0,

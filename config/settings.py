@@ -137,7 +137,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
-# SPEC §6: request bodies are limited to 1 MiB.
+# README "Limits": request bodies are limited to 1 MiB.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # How much of a refused (over 1 MiB) body is read and dropped before the 413 goes out, so the
@@ -155,7 +155,7 @@ BUDGET_IMPORT_SYNC_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_SYNC_ROW
 JOBCOST_API_VERSIONS = ["2026-11-20-preview"]
 JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")
 
-# SPEC §6: per-account token bucket (sustained requests/second and burst).
+# README "Limits": per-account token bucket (sustained requests/second and burst).
 JOBCOST_RATE_LIMIT_PER_SECOND = int(os.environ.get("JOBCOST_RATE_LIMIT_PER_SECOND", "100"))
 JOBCOST_RATE_LIMIT_BURST = int(os.environ.get("JOBCOST_RATE_LIMIT_BURST", "200"))
 

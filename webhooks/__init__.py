@@ -1,1 +1,2 @@
-"""Webhook endpoints, the event outbox and signed delivery by Celery (SPEC §10)."""
+"""Webhook endpoints, the event outbox and signed delivery by Celery (README "Webhooks and
+events")."""

@@ -1,4 +1,4 @@
-"""The event catalogue (SPEC §10) and how audited changes map onto it."""
+"""The event catalogue (README "Webhooks and events") and how audited changes map onto it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sending one delivery attempt (SPEC §10).
+"""Sending one delivery attempt (README "Webhooks and events").
 
 `attempt(delivery_id)`: claim the delivery — `SELECT … FOR UPDATE SKIP LOCKED`, due, pending —
 and move its `next_attempt_at` a lease ahead in a short transaction, so no other worker can

@@ -10,7 +10,8 @@ from jobcost.models.base import TimestampedModel, list_index, prefixed_id
 
 
 class Event(models.Model):
-    """One state change, written in the same transaction as the change (SPEC §10).
+    """One state change, written in the same transaction as the change (README "Webhooks and
+    events").
 
     `data` is {object, previous_attributes}: the object as the API showed it right after the
     change, rendered at `api_version`, and the previous values of the fields that changed.

@@ -1,5 +1,6 @@
-"""The transactional outbox (SPEC §10): every audited change in the catalogue becomes an
-event row and one delivery row per subscribed endpoint, in the change's own transaction. A
+"""The transactional outbox (README "Webhooks and events"): every audited change in the catalogue
+becomes an event row and one delivery row per subscribed endpoint, in the change's own transaction.
+A
 change that rolls back leaves neither; a committed one is never lost, because the endpoints'
 drains (webhooks/drain.py, one task per endpoint on its lane) are only queued after commit and
 the beat sweep finds anything a broker outage dropped."""

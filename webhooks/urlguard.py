@@ -1,6 +1,7 @@
 """Webhook URLs: HTTPS only (loopback http:// with WEBHOOKS_ALLOW_INSECURE_LOCALHOST), and
-outside development never an address inside our network (SSRF guard, SPEC §10; the README's
-"Managing endpoints" section): every address the host resolves to must be globally routable
+outside development never an address inside our network (SSRF guard, README "Webhooks and events";
+the README's "Managing endpoints" section): every address the host resolves to must be globally
+routable
 (`webhooks.addresses.is_public`).
 
 `parse_url` refuses, as `UrlRefused`, anything that urlsplit, IDNA or httpx cannot handle or

@@ -10,8 +10,9 @@ refused edit writes nothing and never shows a 500. On success the admin's own
 Admin requests are audited with the signed-in user as actor by
 `audit.middleware.AdminActorMiddleware`.
 
-Tenancy and roles (SPEC §13) are decided here, for every registered admin, by `TenantAdmin`:
-a back-office user (`Membership`) reads only their account's rows, and their projects' when
+Tenancy and roles (docs/backoffice/month.md) are decided here, for every registered admin, by
+`TenantAdmin`: a back-office user (`Membership`) reads only their account's rows, and their
+projects' when
 restricted, through the API's `Scope` (`request_scope`), and may do in the admin exactly what
 their role may do through the API: each page and action names the API route it stands for
 and `jobcost.api.policy.authorize` decides. Operator superusers see every account and keep

@@ -1,5 +1,5 @@
 """Projects: edits through `project_create` / `project_update`, status moves as actions, the
-budget inline and the SPEC §9 rollups read through the same selectors as the API
+budget inline and the rollups (docs/computations.md) read through the same selectors as the API
 (`visible.with_rollups` + `projects.project_rollup`), so the figures are the API's."""
 
 from __future__ import annotations

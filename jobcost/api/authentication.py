@@ -1,4 +1,5 @@
-"""Bearer API keys (SPEC §2): `Authorization: Bearer jc_<env>_<secret>`, stored as SHA-256."""
+"""Bearer API keys (README "Who may call what"): `Authorization: Bearer jc_<env>_<secret>`, stored
+as SHA-256."""
 
 import hashlib
 

@@ -1,4 +1,4 @@
-"""The one error envelope (SPEC §3) and the exception handler that produces it.
+"""The one error envelope (docs/errors.md) and the exception handler that produces it.
 
 Services raise `ApiError` subclasses; this module turns them, DRF's exceptions and Django's
 own (`Http404`, `PermissionDenied`, `ValidationError`, `ProtectedError`, parse errors, a body
@@ -57,7 +57,7 @@ class InvalidRequest(ApiError):
 
 
 class PayloadTooLarge(ApiError):
-    """413: the body is over 1 MiB (SPEC §6)."""
+    """413: the body is over 1 MiB (README "Limits")."""
 
     status, type, default_code = 413, "invalid_request", "body_too_large"
 
@@ -69,7 +69,7 @@ class UnsupportedMediaType(ApiError):
 
 
 class Unauthenticated(ApiError):
-    """401: missing, malformed, unknown or revoked key (SPEC §2)."""
+    """401: missing, malformed, unknown or revoked key (README "Who may call what")."""
 
     status, type, default_code = 401, "unauthenticated", "api_key_invalid"
 
@@ -79,7 +79,7 @@ class Unauthenticated(ApiError):
 
 
 class Forbidden(ApiError):
-    """403: the key's role does not allow the action (SPEC §2)."""
+    """403: the key's role does not allow the action (README "Who may call what")."""
 
     status, type, default_code = 403, "forbidden", "role_forbidden"
 
@@ -109,7 +109,7 @@ class ValidationFailed(ApiError):
 
 
 class RateLimited(ApiError):
-    """429: the account's token bucket is empty (SPEC §6)."""
+    """429: the account's token bucket is empty (README "Limits")."""
 
     status, type, default_code = 429, "rate_limited", "rate_limited"
 
@@ -128,7 +128,7 @@ def envelope(
     object_id: str | None = None,
     request_id: str | None = None,
 ) -> dict[str, Any]:
-    """The SPEC §3 error body: `param` and `object` are always present, possibly null."""
+    """The docs/errors.md error body: `param` and `object` are always present, possibly null."""
     return {
         "error": {
             "type": type_,

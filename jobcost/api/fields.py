@@ -98,7 +98,8 @@ class RefField(serializers.Field):
     """A reference to another object by prefixed ID, resolved in the key's visibility.
 
     `resolver(view, id) -> instance | None` returns the visible object; anything else is
-    404 `resource_missing` with `param` (SPEC §2: other accounts' objects do not exist).
+    404 `resource_missing` with `param` (README "Who may call what": other accounts' objects do not
+    exist).
     """
 
     def __init__(self, *, prefix: str, resolver, resolve_many=None, **kwargs):

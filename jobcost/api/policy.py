@@ -1,4 +1,4 @@
-"""The SPEC §2 role matrix, in one place for every endpoint.
+"""The role matrix (README "Who may call what"), in one place for every endpoint.
 
 Each route needs one capability, found from the view's basename and action: first in
 `UNIVERSAL_CAPABILITY` (OPTIONS on any route), then `COLLECTION_CAPABILITY`, `ROUTE_CAPABILITY`
@@ -54,17 +54,18 @@ ACTION_CAPABILITY: dict[str, str] = {
 
 # (basename, action) → capability, where the action name alone does not decide.
 ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
-    # Closing an RFI is record keeping, not an approval (SPEC §2: create / update records).
+    # Closing an RFI is record keeping, not an approval (README "Who may call what": create /
+    # update records).
     ("rfis", "close"): WRITE,
-    # Proposing is its own right (SPEC §2: propose agent actions).
+    # Proposing is its own right (README "Who may call what": propose agent actions).
     ("agent-actions", "create"): PROPOSE,
     # Importing a budget creates cost codes: whoever may create them may import (a dry run
     # too, since it stands for the import; docs/budget-import.md).
     ("projects", "budget_import"): WRITE,
 }
 
-# Collections whose every route needs one capability (SPEC §2: webhook endpoints are the
-# admin role's alone).
+# Collections whose every route needs one capability (README "Who may call what": webhook
+# endpoints are the admin role's alone).
 # Reports read figures every role may read (docs/reports.md).
 COLLECTION_CAPABILITY: dict[str, str] = {
     "webhooks": MANAGE_WEBHOOKS,
@@ -72,7 +73,8 @@ COLLECTION_CAPABILITY: dict[str, str] = {
     "reports": READ,
 }
 
-# Routes a project-restricted key may never call (SPEC §2: it cannot create projects).
+# Routes a project-restricted key may never call (README "Who may call what": it cannot create
+# projects).
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
 
 

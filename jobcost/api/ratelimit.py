@@ -1,4 +1,4 @@
-"""Per-account token bucket (SPEC §6): Redis when REDIS_URL is set, else in-process.
+"""Per-account token bucket (README "Limits"): Redis when REDIS_URL is set, else in-process.
 
 Defaults: 100 requests/s sustained, burst 200 (settings, or per account; an account limit of 0
 refuses every request, README "Decisions"). The Redis bucket is one Lua script, atomic across

@@ -1,4 +1,5 @@
-"""What a key can see: its account, and its projects when restricted (SPEC §2)."""
+"""What a key can see: its account, and its projects when restricted (README "Who may call
+what")."""
 
 from __future__ import annotations
 

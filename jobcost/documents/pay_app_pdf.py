@@ -1,5 +1,5 @@
 """A pay app printed as a PDF: the application and certificate page in the AIA G702 shape and
-the continuation sheet in the G703 shape (SPEC §9), with ReportLab.
+the continuation sheet in the G703 shape (docs/computations.md), with ReportLab.
 
 Every figure is the stored one the API returns for GET /v1/pay-apps/{id}: the G703 rows are
 `selectors.pay_apps.pay_app_rows` and the G702 lines `pay_app_figures`, on the pay app read

@@ -1,4 +1,4 @@
-"""Accounts (contractor companies) and their API keys (SPEC §2)."""
+"""Accounts (contractor companies) and their API keys (README "Who may call what")."""
 
 from django.conf import settings
 from django.db import models
@@ -11,7 +11,7 @@ class Account(TimestampedModel):
     """A contractor company. Every object belongs to exactly one account.
 
     `rate_limit_per_second` / `rate_limit_burst` override the settings' token bucket
-    (SPEC §6) when set.
+    (README "Limits") when set.
     """
 
     OBJECT = "account"
@@ -28,7 +28,7 @@ class Account(TimestampedModel):
 
 
 class Role(models.TextChoices):
-    """What a key may do (SPEC §2 table)."""
+    """What a key may do (README "Who may call what")."""
 
     ADMIN = "admin", "Admin"
     MANAGER = "manager", "Manager"
@@ -72,13 +72,14 @@ class ApiKey(TimestampedModel):
         return self.revoked_at is not None
 
 
-#: The roles a person may hold in the back office: SPEC §2's, without the agent's.
+#: The roles a person may hold in the back office: the API's, without the agent's.
 PERSON_ROLES = (Role.ADMIN, Role.MANAGER, Role.MEMBER, Role.VIEWER)
 
 
 class Membership(TimestampedModel):
-    """A back-office user's place in one account (SPEC §13): a role of SPEC §2 and, like an
-    API key, an optional restriction to projects. The admin reads the account's rows through
+    """A back-office user's place in one account (docs/backoffice/month.md): a role of README "Who
+    may call what" and, like an API key, an optional restriction to projects. The admin reads the
+    account's rows through
     `Scope.for_key(membership)` and decides every permission from `role` with the API's
     policy (`jobcost.api.policy`). A user without a membership who is not a superuser sees
     nothing in the admin."""

@@ -30,7 +30,7 @@ class AgentAction(TimestampedModel):
     """A proposed change: `action` on `target` (an ID, for `invoice.code` and
     `budget.update`) with `payload` (the real endpoint's body) and `rationale`.
 
-    `result` is the ID approval created or changed; `failure` the error object (SPEC §3
+    `result` is the ID approval created or changed; `failure` the error object (docs/errors.md
     shape) when approval hit a rule. `proposed_by` / `decided_by` are actor objects
     {`type`: `api_key`|`user`|`system`, `id`, `role`}, as on the audit trail.
     """

@@ -26,7 +26,7 @@ class Commitment(TimestampedModel):
 
     Stored money (cents): `original_amount`, `approved_changes` (approved commitment change
     orders) and `billed_to_date` (approved and paid invoices), the last two moved only under a
-    row lock by services. `revised_amount` and `remaining` are computed (SPEC §9).
+    row lock by services. `revised_amount` and `remaining` are computed (docs/computations.md).
     """
 
     OBJECT = "commitment"

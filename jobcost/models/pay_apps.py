@@ -89,7 +89,7 @@ class PayAppLine(models.Model):
 
     Stored (cents): `scheduled_value`, `previous` (work billed on earlier applications),
     `this_period`, `materials_stored` (re-entered each period). Totals, percent, balance and
-    retainage are computed (SPEC §9). No public ID: rows are addressed by `item`.
+    retainage are computed (docs/computations.md). No public ID: rows are addressed by `item`.
     """
 
     pay_app = models.ForeignKey(PayApp, on_delete=models.CASCADE, related_name="lines")

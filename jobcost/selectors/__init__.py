@@ -1,2 +1,2 @@
 """Reads: visible querysets with everything their API shape needs, in a bounded number of
-queries (SPEC §9: rollups are exact at every read, whatever the project's size)."""
+queries (docs/computations.md: rollups are exact at every read, whatever the project's size)."""

@@ -1,4 +1,4 @@
-"""AIA G702/G703 arithmetic (SPEC §9), pure functions over loaded rows.
+"""AIA G702/G703 arithmetic (docs/computations.md), pure functions over loaded rows.
 
 G703 row (continuation sheet), all cents:
   G = total_completed_and_stored = D previous + E this_period + F materials_stored

@@ -5,7 +5,7 @@ from jobcost.selectors.rollups import ProjectRollup
 
 
 def project_rollup(project: Project) -> ProjectRollup:
-    """The SPEC §9 figures of a project read through `visible.with_rollups`."""
+    """The figures (docs/computations.md) of a project read through `visible.with_rollups`."""
     return ProjectRollup(
         revised_contract=project.contract_amount + project.approved_changes,
         cost_to_date=int(project.rollup_cost_to_date),

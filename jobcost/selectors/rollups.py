@@ -1,4 +1,4 @@
-"""SPEC §9 computations: budget-line and project rollups.
+"""The computations (docs/computations.md): budget-line and project rollups.
 
 Per budget line (all cents): `revised_amount = original_amount + approved_changes`;
 `cost_to_complete` = the PATCHed estimate, or while never set
@@ -27,7 +27,7 @@ def revised_expr(prefix: str = ""):
 
 
 def cost_to_complete_expr(prefix: str = ""):
-    """SQL for a budget line's cost_to_complete (SPEC §9)."""
+    """SQL for a budget line's cost_to_complete (docs/computations.md)."""
     derived = Greatest(
         Greatest(revised_expr(prefix), F(f"{prefix}committed"), output_field=BIG)
         - F(f"{prefix}actual"),
@@ -44,7 +44,7 @@ def projected_cost_expr(prefix: str = ""):
 
 @dataclass(frozen=True)
 class ProjectRollup:
-    """A project's computed figures (cents, percents to two decimals). SPEC §9:
+    """A project's computed figures (cents, percents to two decimals). docs/computations.md:
     `percent_complete` is cost-to-cost (cost_to_date / projected_cost × 100, capped at 100);
     `projected_margin_pct = (revised_contract − projected_cost) / revised_contract × 100`;
     `earned_revenue = revised_contract × cost_to_date / projected_cost`, computed exactly in

@@ -66,8 +66,8 @@ def _budget_sum(expression) -> Coalesce:
 def with_rollups(queryset: QuerySet[Project]) -> QuerySet[Project]:
     """Annotate `rollup_cost_to_date` (Σ budget actual), `rollup_projected_cost` (Σ budget
     projected_cost) and `rollup_billed_to_date` (line 4 of the latest submitted, approved or
-    paid pay app, SPEC §9) as subqueries over the project's budget lines and pay apps: a
-    constant number of queries whatever the project's size."""
+    paid pay app, docs/computations.md) as subqueries over the project's budget lines and pay apps:
+    a constant number of queries whatever the project's size."""
     latest_certified = (
         PayApp.objects.filter(project_id=OuterRef("pk"), status__in=CERTIFIED_STATUSES)
         .order_by("-number")

@@ -1,4 +1,4 @@
-"""Project shape, with the SPEC §9 rollups (all computed, read-only)."""
+"""Project shape, with the rollups (docs/computations.md) (all computed, read-only)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

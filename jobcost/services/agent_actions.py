@@ -201,8 +201,8 @@ def agent_action_propose(
 
 
 def _refuse_agents() -> None:
-    """Agent keys never decide (SPEC §2); the route policy refuses them first, and this
-    holds for any other caller of the service."""
+    """Agent keys never decide (README "Who may call what"); the route policy refuses them first,
+    and this holds for any other caller of the service."""
     if current_actor().role == Role.AGENT:
         raise Forbidden(
             "Agent keys cannot approve or reject agent actions.", code="agent_cannot_approve"
@@ -210,7 +210,7 @@ def _refuse_agents() -> None:
 
 
 def _failure(error: ApiError) -> dict:
-    """The SPEC §3 error object, with the approving request's `request_id`."""
+    """The docs/errors.md error object, with the approving request's `request_id`."""
     return error.payload(current_actor().request_id)["error"]
 
 

@@ -1,4 +1,4 @@
-"""API keys: create (secret returned once) and revoke (SPEC §2)."""
+"""API keys: create (secret returned once) and revoke (README "Who may call what")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Back-office users (SPEC §13): a Django user who belongs to one account with a role.
+"""Back-office users (docs/backoffice/month.md): a Django user who belongs to one account with a
+role.
 
 `backoffice_user_create` makes the staff user (never a superuser: operators are made with
 `createsuperuser`) and its `Membership`; `create_backoffice_user` and `seed_demo` call it.

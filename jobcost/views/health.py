@@ -1,4 +1,4 @@
-"""Health probes (SPEC §11), without a key."""
+"""Health probes (README "The two commands"), without a key."""
 
 import redis
 from django.conf import settings

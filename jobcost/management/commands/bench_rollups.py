@@ -2,7 +2,7 @@
 
 Prints the time and query count to retrieve a project and to list its budget lines through
 the whole API stack (middleware, auth, serialization), for a project with N approved invoices
-beside an empty project. SPEC §9: reading a rollup costs a bounded number of queries
+beside an empty project. docs/computations.md: reading a rollup costs a bounded number of queries
 whatever the project's size.
 
 The large project's invoices are bulk-inserted with exactly what approval writes (approved

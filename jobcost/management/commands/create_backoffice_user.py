@@ -1,7 +1,7 @@
 """`python manage.py create_backoffice_user --account <name-or-id> --role <role> --email <email>
 [--username <name>] [--project prj_… ...] [--password-stdin]`: a back-office user of one
-account (SPEC §13), staff but never superuser. Without `--password-stdin` the user has no
-usable password until `changepassword` sets one."""
+account (docs/backoffice/month.md), staff but never superuser. Without `--password-stdin` the user
+has no usable password until `changepassword` sets one."""
 
 import sys
 
@@ -14,7 +14,7 @@ from jobcost.services.backoffice_users import backoffice_user_create
 
 
 class Command(BaseCommand):
-    help = "Create a back-office user of one account with a role (SPEC §2 roles, no agent)."
+    help = "Create a back-office user of one account with a role (the API's roles, no agent)."
 
     def add_arguments(self, parser):
         parser.add_argument(

@@ -1,4 +1,4 @@
-"""`python manage.py seed_demo`: load the demo job (SPEC §11), idempotently.
+"""`python manage.py seed_demo`: load the demo job (README "The two commands"), idempotently.
 
 Creates the account "Demo Builders" with project 2026-014, a $8.4M classroom addition, its
 owner, twelve vendors, CSI cost codes with scheduled values and budgets, and the bought-out

@@ -1,7 +1,8 @@
 """`python manage.py bench_webhooks [--events 1000] [--endpoints 5] [--workers 1,2]`
 
-Webhook delivery throughput (SPEC §10), end to end: N events recorded through the outbox
-(`webhooks.outbox.event_record`, as every audited change does) in account "Bench Webhooks",
+Webhook delivery throughput (README "Webhooks and events"), end to end: N events recorded through
+the outbox (`webhooks.outbox.event_record`, as every audited change does) in account "Bench
+Webhooks",
 fanned out to M endpoints (N × M deliveries), sent by real `celery -A config worker` processes
 started as production runs them (README "Running workers": `--pool threads`, one drain task per
 endpoint; the `--workers` count is of main processes, each with the fast lane, plus one
