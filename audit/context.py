@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class Actor:
-    """`type` is `api_key`, `user` or `system` (SPEC §8 audit_entry.actor)."""
+    """`type` is `api_key`, `user` or `system` (docs/resources.md, audit_entry.actor)."""
 
     type: str = "system"
     id: str | None = None

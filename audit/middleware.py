@@ -1,4 +1,5 @@
-"""Stamp admin writes with the signed-in user as the audit actor (SPEC §8 audit_entry)."""
+"""Stamp admin writes with the signed-in user as the audit actor (docs/resources.md,
+audit_entry)."""
 
 from audit.context import Actor, acting_as
 

@@ -19,7 +19,7 @@ class AuditEntryQuerySet(models.QuerySet):
 
 
 class AuditEntry(models.Model):
-    """One change to one object (SPEC §8 audit_entry).
+    """One change to one object (docs/resources.md, audit_entry).
 
     `target_id` is the changed object's prefixed ID and `target_type` its object name;
     `action` is `created`, `updated`, `deleted` or a transition (`executed`, `approved`, …);

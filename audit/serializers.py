@@ -1,4 +1,4 @@
-"""Audit entry shape (SPEC §8 audit_entry)."""
+"""Audit entry shape (docs/resources.md, audit_entry)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

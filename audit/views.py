@@ -1,4 +1,4 @@
-"""`GET /v1/<collection>/<id>/audit` on every viewset (SPEC §8 audit_entry)."""
+"""`GET /v1/<collection>/<id>/audit` on every viewset (docs/resources.md, audit_entry)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action

@@ -12,7 +12,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 app.conf.beat_schedule = {
-    # SPEC §5: idempotency keys older than 24 h are purged.
+    # docs/conventions.md: idempotency keys older than 24 h are purged.
     "purge-expired-idempotency-keys": {
         "task": "jobcost.tasks.purge_expired_idempotency_keys",
         "schedule": crontab(minute="*/15"),
@@ -28,7 +28,7 @@ app.conf.beat_schedule = {
         "task": "jobcost.tasks.sweep_stalled_budget_imports",
         "schedule": 60.0,
     },
-    # SPEC §8 event: events are kept 30 days.
+    # docs/resources.md, event: events are kept 30 days.
     "purge-old-events": {
         "task": "webhooks.tasks.purge_old_events",
         "schedule": crontab(minute=17, hour="*/6"),

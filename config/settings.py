@@ -151,7 +151,7 @@ MAX_REQUEST_DRAIN_BYTES = int(os.environ.get("JOBCOST_BODY_DRAIN_BYTES", 8 * 102
 BUDGET_IMPORT_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_MAX_ROWS", "10000"))
 BUDGET_IMPORT_SYNC_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_SYNC_ROWS", "500"))
 
-# SPEC §7: dated API versions, newest last.
+# docs/conventions.md: dated API versions, newest last.
 JOBCOST_API_VERSIONS = ["2026-11-20-preview"]
 JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")
 
@@ -159,10 +159,10 @@ JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")
 JOBCOST_RATE_LIMIT_PER_SECOND = int(os.environ.get("JOBCOST_RATE_LIMIT_PER_SECOND", "100"))
 JOBCOST_RATE_LIMIT_BURST = int(os.environ.get("JOBCOST_RATE_LIMIT_BURST", "200"))
 
-# SPEC §5: idempotency keys are replayed for 24 hours.
+# docs/conventions.md: idempotency keys are replayed for 24 hours.
 JOBCOST_IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
-# SPEC §8 webhook_endpoint: loopback http:// only in development and tests.
+# docs/resources.md, webhook_endpoint: loopback http:// only in development and tests.
 WEBHOOKS_ALLOW_INSECURE_LOCALHOST = env_bool("WEBHOOKS_ALLOW_INSECURE_LOCALHOST", DEBUG)
 # The resolver webhook hosts are looked up with, once per connection (README "Managing
 # endpoints"): a dotted path to `(host, port) -> list of address strings`.

@@ -1,5 +1,5 @@
-"""FilterSets for every list (SPEC §4): the draft's filters plus project, status, vendor,
-cost_code, created[gte]/created[lt] where they apply."""
+"""FilterSets for every list (docs/conventions.md): the draft's filters plus project, status,
+vendor, cost_code, created[gte]/created[lt] where they apply."""
 
 import django_filters
 

@@ -1,5 +1,5 @@
-"""Exact money arithmetic (SPEC §1 Rounding): integer cents, Decimal ratios, rounding to the
-cent half away from zero, once per line."""
+"""Exact money arithmetic (docs/conventions.md, Rounding): integer cents, Decimal ratios, rounding
+to the cent half away from zero, once per line."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -53,8 +53,8 @@ def format_dollars(cents: int) -> str:
 def cents_problem(value, *, allow_negative: bool = False, positive: bool = False) -> str | None:
     """Why `value` is not an acceptable amount of cents, or None when it is: an integer (not a
     bool), not negative unless `allow_negative`, at most MONEY_MAX in magnitude, not zero when
-    `positive`. The one definition of the money input rule (SPEC §1, README "Limits"): the API's
-    `CentsField` and the bulk services (`cost_codes_create_many`) both ask it."""
+    `positive`. The one definition of the money input rule (docs/conventions.md, README "Limits"):
+    the API's `CentsField` and the bulk services (`cost_codes_create_many`) both ask it."""
     if isinstance(value, bool) or not isinstance(value, int):
         return "must be an integer number of cents (no decimals, no strings)"
     if value < 0 and not allow_negative:

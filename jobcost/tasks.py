@@ -9,7 +9,7 @@ from jobcost.services.budget_imports import budget_import_run as run_import
 
 @shared_task(name="jobcost.tasks.purge_expired_idempotency_keys")
 def purge_expired_idempotency_keys() -> int:
-    """SPEC §5: delete idempotency records past the 24 h window; returns the count."""
+    """docs/conventions.md: delete idempotency records past the 24 h window; returns the count."""
     return idempotency.purge_expired()
 
 

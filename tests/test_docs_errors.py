@@ -22,7 +22,7 @@ REFERENCE = settings.BASE_DIR / "docs" / "errors.md"
 # Defaults of the base error classes: every raise sets a specific code (docs: "Base classes").
 BASE_DEFAULTS = {"invalid_request", "validation_failed"}
 
-# SPEC §3 codes of resources still to be built: documented ahead, marked as later. None today
+# docs/errors.md codes of resources still to be built: documented ahead, marked as later. None today
 # (`url_invalid` arrived with the webhooks); the checks below hold for the next one.
 LATER: set[str] = set()
 

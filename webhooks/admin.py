@@ -1,4 +1,4 @@
-"""Webhook endpoints, events and deliveries in the back office (SPEC §8, §10).
+"""Webhook endpoints, events and deliveries in the back office (docs/resources.md, §10).
 
 Everything here is state the services and the workers own, so every page is view-only; the
 two things an accountant may do go through the same services as the API: enable / disable an

@@ -1,4 +1,4 @@
-"""Event and webhook endpoint filters (SPEC §4, §8 event)."""
+"""Event and webhook endpoint filters (docs/conventions.md, §8 event)."""
 
 import django_filters
 

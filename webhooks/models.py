@@ -1,5 +1,5 @@
 """Events (the transactional outbox), webhook endpoints, deliveries and their attempts
-(SPEC §8 webhook_endpoint, event, webhook delivery; §10)."""
+(docs/resources.md, webhook_endpoint, event, webhook delivery; §10)."""
 
 from django.db import models
 from django.db.models import Q
@@ -95,7 +95,7 @@ class WebhookEndpoint(TimestampedModel):
 
     @property
     def secret_masked(self) -> str:
-        """`whsec_…` and the last four characters (SPEC §8)."""
+        """`whsec_…` and the last four characters (docs/resources.md)."""
         return f"whsec_…{self.secret[-4:]}"
 
     def signing_secrets(self, now=None) -> list[str]:

@@ -163,7 +163,7 @@ def event_record(
     """Write the event and its pending deliveries; queue the deliveries after commit.
 
     `previous_attributes` holds the before-values of the changed fields the object shows
-    (absent on creations). `request` is set for API changes only (SPEC §8 event).
+    (absent on creations). `request` is set for API changes only (docs/resources.md, event).
     """
     data_object = render_object(object_name, account_id, object_id)
     if data_object is None:

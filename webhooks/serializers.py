@@ -1,4 +1,4 @@
-"""Webhook endpoint, event and delivery shapes (SPEC §8)."""
+"""Webhook endpoint, event and delivery shapes (docs/resources.md)."""
 
 from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
@@ -98,7 +98,7 @@ class EventRequestSerializer(serializers.Serializer):
 
 
 class EventSerializer(serializers.Serializer):
-    """The event object, also the webhook payload (SPEC §8 event)."""
+    """The event object, also the webhook payload (docs/resources.md, event)."""
 
     object_name, collection = "event", "events"
     selector = staticmethod(selectors.event_list)
@@ -132,7 +132,7 @@ class WebhookAttemptSerializer(serializers.Serializer):
 
 
 class WebhookDeliverySerializer(serializers.Serializer):
-    """SPEC §8 webhook delivery, with every attempt."""
+    """docs/resources.md, webhook delivery, with every attempt."""
 
     id = serializers.CharField()
     object = ConstField("webhook_delivery")

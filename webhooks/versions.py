@@ -1,4 +1,4 @@
-"""Rendering an event at an API version (SPEC §7, §10). One version exists today, so the
+"""Rendering an event at an API version (docs/conventions.md, §10). One version exists today, so the
 stored event is the payload; a later version adds its transform here."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Stored idempotent responses (SPEC §5), read-only: for support, never edited by hand."""
+"""Stored idempotent responses (docs/conventions.md), read-only: for support, never edited by
+hand."""
 
 from __future__ import annotations
 

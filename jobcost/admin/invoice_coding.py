@@ -5,7 +5,7 @@ The page is a formset of lines (cost code of the invoice's project, labelled
 `invoice_update(changes={"lines": …})`, the service behind `PATCH /v1/invoices/{id}` with
 `lines`: the lines must add up to the invoice amount to the cent, else the service refuses
 (`lines_sum_mismatch`) and nothing is written; the page then says by how much, in dollars,
-under the lines. The SPEC's invoice line has a cost code and an amount only (no description).
+under the lines. An invoice line has a cost code and an amount only (no description).
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class PayloadTooLarge(ApiError):
 
 
 class UnsupportedMediaType(ApiError):
-    """415: a body that is not application/json (SPEC §1)."""
+    """415: a body that is not application/json (docs/conventions.md)."""
 
     status, type, default_code = 415, "invalid_request", "unsupported_media_type"
 

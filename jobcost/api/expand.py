@@ -1,4 +1,4 @@
-"""`expand[]` (SPEC §4): replace ID fields with the objects, up to two levels deep.
+"""`expand[]` (docs/conventions.md): replace ID fields with the objects, up to two levels deep.
 
 A serializer declares `expandable = {"field": "path.to.Serializer"}` (the field holds one ID
 or a list of IDs); the target serializer

@@ -2,7 +2,7 @@
 
 Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude (README
 "Limits"); a float, a string, a bool or a larger amount is refused with 400
-`parameter_invalid` (SPEC §1). Percentages are JSON numbers from 0 to 100 with at
+`parameter_invalid` (docs/conventions.md). Percentages are JSON numbers from 0 to 100 with at
 most two decimals, kept as `Decimal`.
 """
 
@@ -19,7 +19,8 @@ TWO_PLACES = Decimal("0.01")
 
 @extend_schema_field({"type": "integer", "format": "int64", "description": "Amount in cents."})
 class CentsField(serializers.Field):
-    """Integer cents. `allow_negative` only where SPEC allows deductive amounts."""
+    """Integer cents. `allow_negative` only where deductive amounts are allowed (change orders,
+    docs/resources.md)."""
 
     def __init__(self, *, allow_negative: bool = False, positive: bool = False, **kwargs):
         self.allow_negative = allow_negative
@@ -75,7 +76,7 @@ class ExactNumberField(serializers.Field):
     }
 )
 class PercentField(ExactNumberField):
-    """A percentage 0–100 with at most two decimals (SPEC §1), as an exact `Decimal`."""
+    """A percentage 0–100 with at most two decimals (docs/conventions.md), as an exact `Decimal`."""
 
 
 @extend_schema_field(

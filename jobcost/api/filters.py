@@ -100,7 +100,7 @@ class IsoDateFilter(django_filters.DateFilter):
 
 class JobcostFilterSet(django_filters.FilterSet):
     """Declare `created__gte`; callers send `created[gte]`. Every list gets created[gte] and
-    created[lt] (SPEC §4)."""
+    created[lt] (docs/conventions.md)."""
 
     created__gte = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created__lt = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")

@@ -1,4 +1,5 @@
-"""Idempotent POST and PATCH (SPEC §5), safe across processes and under concurrent retries.
+"""Idempotent POST and PATCH (docs/conventions.md), safe across processes and under concurrent
+retries.
 
 The request runs inside one database transaction that first takes a PostgreSQL advisory lock
 on (API key, Idempotency-Key) without waiting: a concurrent twin gets 409

@@ -1,4 +1,4 @@
-"""Prefixed, opaque object IDs (SPEC §1).
+"""Prefixed, opaque object IDs (docs/conventions.md).
 
 An ID is `<prefix>_<24 base62 characters>`: about 142 random bits from `secrets`, URL-safe,
 never derived from a database sequence.

@@ -1,5 +1,5 @@
-"""Request-level middleware: request IDs, version header, NUL paths, body limit (SPEC §1, §6,
-§7)."""
+"""Request-level middleware: request IDs, version header, NUL paths, body limit
+(docs/conventions.md, §6, §7)."""
 
 import io
 

@@ -1,4 +1,4 @@
-"""Keyset pagination with opaque, signed `cur_` cursors (SPEC §4).
+"""Keyset pagination with opaque, signed `cur_` cursors (docs/conventions.md).
 
 Lists are ordered by (created_at, id), newest first (audit trails oldest first). A cursor
 holds the last row's key and the list path, signed with SECRET_KEY, so a tampered cursor or
@@ -117,7 +117,7 @@ class CursorPagination(BasePagination):
         return Response(self.list_body(data))
 
     def list_body(self, data) -> dict:
-        """The list object of SPEC §4 / the draft's list object."""
+        """The list object of docs/conventions.md / the draft's list object."""
         return {
             "object": "list",
             "url": self.request.path,

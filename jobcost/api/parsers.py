@@ -1,4 +1,4 @@
-"""JSON parsing that keeps numbers exact (SPEC §1).
+"""JSON parsing that keeps numbers exact (docs/conventions.md).
 
 Floats are parsed as `Decimal`, so a money field can tell `100` from `100.0` and percentages
 never pass through binary floating point. NaN and Infinity are refused; the top level must be

@@ -1,4 +1,4 @@
-"""JSON rendering with exact decimals and UTC `Z` timestamps (SPEC §1)."""
+"""JSON rendering with exact decimals and UTC `Z` timestamps (docs/conventions.md)."""
 
 import datetime
 import json

@@ -112,7 +112,7 @@ FILTER_TEXT = {
 
 
 def expandable_paths(serializer_class, depth: int = 2) -> list[str]:
-    """Every `expand[]` path a serializer accepts, up to `depth` levels (SPEC §4)."""
+    """Every `expand[]` path a serializer accepts, up to `depth` levels (docs/conventions.md)."""
     paths: list[str] = []
     for field, spec in getattr(serializer_class, "expandable", {}).items():
         paths.append(field)

@@ -25,7 +25,7 @@ class ConstField(serializers.Field):
 
 @extend_schema_field({"type": "string", "example": "/v1/projects/prj_…/audit"})
 class AuditTrailField(serializers.Field):
-    """`/v1/<collection>/<id>/audit` (SPEC §1)."""
+    """`/v1/<collection>/<id>/audit` (docs/conventions.md)."""
 
     def __init__(self, collection: str, **kwargs):
         self.collection = collection
@@ -108,8 +108,8 @@ def reject_non_strings(fields, data: Mapping) -> None:
 
 class InputSerializer(serializers.Serializer):
     """A request body: unknown fields are 400 `parameter_unknown`, fields of the object that
-    are computed or fixed are 400 `parameter_read_only` (SPEC §1), a non-string value for a
-    string field is 400 `parameter_invalid` (`reject_non_strings`). `output` names the
+    are computed or fixed are 400 `parameter_read_only` (docs/conventions.md), a non-string value
+    for a string field is 400 `parameter_invalid` (`reject_non_strings`). `output` names the
     resource's output serializer, whose other fields count as read-only."""
 
     output: type[ResourceSerializer] | None = None

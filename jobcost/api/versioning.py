@@ -1,4 +1,5 @@
-"""Dated API versions (SPEC §7): the key's pinned version, or `Jobcost-Version` per request."""
+"""Dated API versions (docs/conventions.md): the key's pinned version, or `Jobcost-Version` per
+request."""
 
 from django.conf import settings
 

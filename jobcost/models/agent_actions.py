@@ -1,4 +1,5 @@
-"""Agent actions (SPEC §8 agent_action): a change an agent proposes and a person approves.
+"""Agent actions (docs/resources.md, agent_action): a change an agent proposes and a person
+approves.
 
 Nothing changes until approval; approval runs `payload` through the real endpoint's parsing
 and service function (see `jobcost.services.agent_actions`)."""

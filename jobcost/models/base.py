@@ -14,7 +14,7 @@ def prefixed_id(prefix: str) -> models.CharField:
 
 
 class TimestampedModel(models.Model):
-    """`created_at` set once at insert, `updated_at` on every save (SPEC §1)."""
+    """`created_at` set once at insert, `updated_at` on every save (docs/conventions.md)."""
 
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)

@@ -1,5 +1,5 @@
 """Change orders: owner changes to the prime contract, commitment changes to a subcontract or
-purchase order (SPEC §8 change_order)."""
+purchase order (docs/resources.md, change_order)."""
 
 from django.db import models
 from django.db.models import Q

@@ -1,4 +1,4 @@
-"""Commitments: subcontracts and purchase orders (SPEC §8, §9)."""
+"""Commitments: subcontracts and purchase orders (docs/resources.md, docs/computations.md)."""
 
 from django.db import models
 from django.db.models import Q

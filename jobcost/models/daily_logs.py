@@ -1,5 +1,5 @@
-"""Daily logs (SPEC §8 daily_log): one per project and day, with weather, the crews on site
-(manpower rows), notes and delays."""
+"""Daily logs (docs/resources.md, daily_log): one per project and day, with weather, the crews on
+site (manpower rows), notes and delays."""
 
 from django.db import models
 from django.db.models import Q

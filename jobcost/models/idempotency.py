@@ -1,4 +1,4 @@
-"""Stored responses for idempotent POST/PATCH (SPEC §5)."""
+"""Stored responses for idempotent POST/PATCH (docs/conventions.md)."""
 
 from django.db import models
 from django.utils import timezone

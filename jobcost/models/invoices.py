@@ -1,4 +1,4 @@
-"""Vendor invoices against commitments (SPEC §8 invoice)."""
+"""Vendor invoices against commitments (docs/resources.md, invoice)."""
 
 from django.db import models
 from django.db.models import Q
@@ -22,8 +22,8 @@ class Invoice(TimestampedModel):
     """A vendor's bill against an executed commitment.
 
     `amount` (cents) is the gross billed; `retainage_amount = round(amount × retainage_pct /
-    100)` and `net_amount = amount − retainage_amount` (SPEC §1 rounding). `retainage_pct` is
-    copied from the commitment at creation. Approval draws the commitment down.
+    100)` and `net_amount = amount − retainage_amount` (docs/conventions.md, rounding).
+    `retainage_pct` is copied from the commitment at creation. Approval draws the commitment down.
     """
 
     OBJECT = "invoice"

@@ -1,4 +1,4 @@
-"""Lien waivers (SPEC §8 lien_waiver)."""
+"""Lien waivers (docs/resources.md, lien_waiver)."""
 
 from django.db import models
 from django.db.models import Q

@@ -1,5 +1,5 @@
 """Pay apps: owner billings in the AIA G702 (application) / G703 (continuation sheet) shape
-(SPEC §8 pay_app, §9)."""
+(docs/resources.md, pay_app, §9)."""
 
 from django.db import models
 from django.db.models import F, Q

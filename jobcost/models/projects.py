@@ -1,4 +1,4 @@
-"""Projects, cost codes and budget lines (SPEC §8, §9)."""
+"""Projects, cost codes and budget lines (docs/resources.md, docs/computations.md)."""
 
 from django.db import models
 from django.db.models import Q

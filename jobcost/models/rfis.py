@@ -1,4 +1,4 @@
-"""Requests for information (SPEC §8 rfi): a question to the design team, numbered per
+"""Requests for information (docs/resources.md, rfi): a question to the design team, numbered per
 project, answered and closed; change orders link to the RFI that caused them."""
 
 from django.db import models

@@ -1,4 +1,4 @@
-"""Agent action shape (SPEC §8 agent_action)."""
+"""Agent action shape (docs/resources.md, agent_action)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

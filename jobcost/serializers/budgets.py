@@ -1,4 +1,4 @@
-"""Cost code and budget line shapes (SPEC §8, §9)."""
+"""Cost code and budget line shapes (docs/resources.md, docs/computations.md)."""
 
 from rest_framework import serializers
 

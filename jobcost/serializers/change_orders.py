@@ -1,4 +1,4 @@
-"""Change order shape (SPEC §8 change_order)."""
+"""Change order shape (docs/resources.md, change_order)."""
 
 from rest_framework import serializers
 

@@ -1,4 +1,5 @@
-"""Commitment shape (SPEC §8, §9: revised_amount, billed_to_date, remaining)."""
+"""Commitment shape (docs/resources.md, docs/computations.md: revised_amount, billed_to_date,
+remaining)."""
 
 from rest_framework import serializers
 
@@ -51,7 +52,7 @@ class CommitmentCreateSerializer(InputSerializer):
 
 
 class CommitmentUpdateSerializer(InputSerializer):
-    """SPEC §8: in draft, PATCH writes the amount, number, cost code, retainage (and the
+    """docs/resources.md: in draft, PATCH writes the amount, number, cost code, retainage (and the
     description); vendor and type are fixed once created."""
 
     output = CommitmentSerializer

@@ -1,4 +1,4 @@
-"""Daily log shape (SPEC §8 daily_log)."""
+"""Daily log shape (docs/resources.md, daily_log)."""
 
 from rest_framework import serializers
 

@@ -1,4 +1,4 @@
-"""Invoice and lien waiver shapes (SPEC §8 invoice, lien_waiver)."""
+"""Invoice and lien waiver shapes (docs/resources.md, invoice, lien_waiver)."""
 
 from rest_framework import serializers
 

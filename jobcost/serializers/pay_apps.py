@@ -1,4 +1,4 @@
-"""Pay app (G702) and pay app line (G703) shapes (SPEC §8 pay_app, §9)."""
+"""Pay app (G702) and pay app line (G703) shapes (docs/resources.md, pay_app, §9)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

@@ -1,4 +1,4 @@
-"""RFI shape (SPEC §8 rfi)."""
+"""RFI shape (docs/resources.md, rfi)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

@@ -1,4 +1,5 @@
-"""Agent actions: an agent (or any writer) proposes, a person approves (SPEC §8 agent_action).
+"""Agent actions: an agent (or any writer) proposes, a person approves (docs/resources.md,
+agent_action).
 
 Nothing changes on proposal. Approval parses the stored `payload` with the real endpoint's
 request serializer and calls the real endpoint's service function, in a savepoint of the

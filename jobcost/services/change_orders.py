@@ -1,4 +1,4 @@
-"""Change orders: draft → pending → approved | rejected | void (SPEC §8 change_order).
+"""Change orders: draft → pending → approved | rejected | void (docs/resources.md, change_order).
 
 Approving an owner change order adds its amount to the project's `approved_changes`
 (so `revised_contract` moves), each line's `budget_amount` to its budget line's

@@ -1,4 +1,4 @@
-"""Commitments: create, edit in draft, execute, close, void (SPEC §8 commitment).
+"""Commitments: create, edit in draft, execute, close, void (docs/resources.md, commitment).
 
 Executing adds the commitment's revised amount to its cost code's budget `committed`;
 voiding an executed commitment (nothing billed) takes it off again; both under the budget
@@ -36,7 +36,7 @@ from jobcost.services.cost_codes import budget_line_adjust
 from jobcost.services.totals import ensure_project_totals
 
 S = CommitmentStatus
-# SPEC §8: in draft, PATCH writes the amount, number, cost code and retainage (and the
+# docs/resources.md: in draft, PATCH writes the amount, number, cost code and retainage (and the
 # description); vendor and type are fixed once created.
 WRITABLE = frozenset({"number", "cost_code", "original_amount", "retainage_pct", "description"})
 PREFIX = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}

@@ -98,7 +98,7 @@ def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
 
 def check_writable(changes: dict, writable: frozenset[str]) -> None:
     """400 `parameter_read_only` for a field the update may not write. The services own this
-    list (SPEC §8 says what each PATCH writes), so no caller — API, admin, agent action —
+    list (docs/resources.md, says what each PATCH writes), so no caller — API, admin, agent action —
     can write around it."""
     for name in changes:
         if name not in writable:

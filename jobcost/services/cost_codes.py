@@ -1,4 +1,4 @@
-"""Cost codes and budget lines (SPEC §8 cost_code, budget_line).
+"""Cost codes and budget lines (docs/resources.md, cost_code, budget_line).
 
 `cost_code_create` writes one cost code with its budget line; `cost_codes_create_many` writes
 many at once (a budget imported from a spreadsheet, docs/budget-import.md) under the same

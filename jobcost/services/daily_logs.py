@@ -1,4 +1,4 @@
-"""Daily logs: one per project and day, with manpower rows (SPEC §8 daily_log)."""
+"""Daily logs: one per project and day, with manpower rows (docs/resources.md, daily_log)."""
 
 from __future__ import annotations
 

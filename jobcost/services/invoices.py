@@ -1,5 +1,5 @@
 """Vendor invoices: receive, code, approve (draws the commitment down), mark paid, void
-(SPEC §8 invoice).
+(docs/resources.md, invoice).
 
 Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking its remaining
 balance, so concurrent approvals are serialized and can never bill past `revised_amount`.

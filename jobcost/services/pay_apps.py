@@ -1,5 +1,5 @@
-"""Pay apps (SPEC §8 pay_app): create the next draft, enter the period's work, submit with
-the lien-waiver rule, reject back to draft, approve (certify), mark paid.
+"""Pay apps (docs/resources.md, pay_app): create the next draft, enter the period's work, submit
+with the lien-waiver rule, reject back to draft, approve (certify), mark paid.
 
 Lines are generated at creation: one per cost code with a scheduled value (ordered by code,
 items "1", "2", …) and one per approved owner change order (item = the change order number),

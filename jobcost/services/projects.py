@@ -1,4 +1,4 @@
-"""Projects and their status machine (SPEC §8 project)."""
+"""Projects and their status machine (docs/resources.md, project)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from jobcost.services.totals import ensure_project_totals
 
 S = ProjectStatus
 
-# SPEC §8: bid→active, active→closeout, closeout→active, closeout→closed.
+# docs/resources.md: bid→active, active→closeout, closeout→active, closeout→closed.
 TRANSITIONS: dict[str, set[str]] = {
     S.BID: {S.ACTIVE},
     S.ACTIVE: {S.CLOSEOUT},
@@ -31,7 +31,7 @@ TRANSITIONS: dict[str, set[str]] = {
 }
 
 
-# SPEC §8: what a project PATCH writes (contract_amount only while bid).
+# docs/resources.md: what a project PATCH writes (contract_amount only while bid).
 WRITABLE = frozenset({"name", "number", "retainage_pct", "status", "contract_amount"})
 
 

@@ -1,4 +1,4 @@
-"""RFIs: open → answered → closed; an open RFI may be closed unanswered (SPEC §8 rfi).
+"""RFIs: open → answered → closed; an open RFI may be closed unanswered (docs/resources.md, rfi).
 
 Numbered per project (`RFI-001`, …) unless a number is given. Recording an answer on an
 open RFI moves it to `answered` (event `rfi.answered`); a closed RFI is final.

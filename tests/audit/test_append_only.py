@@ -1,5 +1,6 @@
-"""Audit entries are append-only (SPEC §8 audit_entry): the database itself refuses UPDATE and
-DELETE of audit rows (a trigger on PostgreSQL and on SQLite) and, on PostgreSQL, TRUNCATE of the
+"""Audit entries are append-only (docs/resources.md, audit_entry): the database itself refuses
+UPDATE and DELETE of audit rows (a trigger on PostgreSQL and on SQLite) and, on PostgreSQL, TRUNCATE
+of the
 table; the ORM refuses them before they reach it (`AppendOnlyError`)."""
 
 import uuid

@@ -1,5 +1,6 @@
-"""The audit trail through the API (SPEC §8 audit_entry): every create, update and transition
-appends an entry naming the API key (id and role) and the request's `Request-Id`, with the
+"""The audit trail through the API (docs/resources.md, audit_entry): every create, update and
+transition appends an entry naming the API key (id and role) and the request's `Request-Id`, with
+the
 before/after of each changed field in API representation; `GET /v1/<collection>/<id>/audit`
 lists them oldest first, paginated."""
 

@@ -1,5 +1,5 @@
-"""SPEC §11 health probes, without a key: /healthz (process up) and /readyz (database and
-broker reachable)."""
+"""docs/conventions.md1 health probes, without a key: /healthz (process up) and /readyz (database
+and broker reachable)."""
 
 import pytest
 from django.test import Client

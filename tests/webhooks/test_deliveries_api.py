@@ -1,4 +1,4 @@
-"""An endpoint's deliveries over the API (SPEC §8 webhook delivery): GET
+"""An endpoint's deliveries over the API (docs/resources.md, webhook delivery): GET
 /v1/webhooks/{id}/deliveries lists them with every attempt; POST
 /v1/webhooks/{id}/deliveries/{wd}/retry re-sends a failed or cancelled one."""
 

@@ -1,5 +1,5 @@
-"""Webhook endpoints over the API (SPEC §8 webhook_endpoint): create, list, retrieve, PATCH,
-DELETE and rotate-secret; the full secret only in the create and rotate responses;
+"""Webhook endpoints over the API (docs/resources.md, webhook_endpoint): create, list, retrieve,
+PATCH, DELETE and rotate-secret; the full secret only in the create and rotate responses;
 `api_version` pinned. URL rules are in test_urlguard.py, roles in test_webhook_roles.py."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Every state change of the resources built so far emits its SPEC §10 catalogue event, and
-nothing outside the catalogue is emitted (`lien_waiver.rejected`, owners, vendors, keys)."""
+"""Every state change of the resources built so far emits its docs/conventions.md0 catalogue event,
+and nothing outside the catalogue is emitted (`lien_waiver.rejected`, owners, vendors, keys)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Events (SPEC §8 event, §10): written from the audit trail in the change's transaction, with
-the object as a GET shows it, `previous_attributes` on updates and the request that made the
+"""Events (docs/resources.md, event, §10): written from the audit trail in the change's
+transaction, with the object as a GET shows it, `previous_attributes` on updates and the request
+that made the
 change (null for the system). GET /v1/events and /v1/events/{id}; kept 30 days."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Webhook URLs (SPEC §8, §10): `https://` only, loopback `http://` only with
+"""Webhook URLs (docs/resources.md, §10): `https://` only, loopback `http://` only with
 WEBHOOKS_ALLOW_INSECURE_LOCALHOST, and never an address inside a private network (SSRF
 guard) — checked at create, at PATCH and again at send time (test_delivery_rules.py).
 Literal IP addresses keep these tests free of DNS."""

@@ -1,5 +1,6 @@
-"""Who may manage webhooks and read events (SPEC §2): every /v1/webhooks route is the admin
-role's alone, and never a project-restricted key's (403 `role_forbidden`, checked before the
+"""Who may manage webhooks and read events (README "Who may call what"): every /v1/webhooks route
+is the admin role's alone, and never a project-restricted key's (403 `role_forbidden`, checked
+before the
 body, writing nothing); events are read by every role, a restricted key seeing only its
 projects' events."""
 

@@ -1,7 +1,7 @@
 """Pay apps in the back office: created through `pay_app_create`, read with the API's G702
 figures and a G703 inline in dollars, moved by actions through `services.pay_apps`.
 
-The series is SPEC §9's worked example (tests/jobcost/api/test_g702_worked_example.py):
+The series is docs/computations.md's worked example (tests/jobcost/api/test_g702_worked_example.py):
 contract 10,000,000 cents at 10 % retainage; pay app #1 bills 500,000 on item 1 and
 1,000,000 on item 2 and is certified; CO-001 (+600,000, owner) lands on pay app #2, which
 bills 500,000 / 1,500,000 / 400,000 stored on item 3 / 200,000 on CO-001.
@@ -117,7 +117,7 @@ def test_change_page_shows_the_g702_the_api_returns(web, money):
     assert page.status_code == 200
     for name in G702_FIELDS:
         assert readonly(page, f"{name}_display") == dollars(api[name]), name
-    # SPEC §9 worked by hand: lines 1-9 and the period's work.
+    # docs/computations.md worked by hand: lines 1-9 and the period's work.
     shown = [readonly(page, f"{name}_display") for name in G702_FIELDS]
     assert shown == [
         "$100,000.00",

@@ -178,7 +178,7 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
         readonly(page, "projected_margin_display")
         == f"{Decimal(str(api['projected_margin_pct'])):.2f}%"
     )
-    # The figures themselves (SPEC §9), worked by hand.
+    # The figures themselves (docs/computations.md), worked by hand.
     assert readonly(page, "revised_contract_display") == "$8,550,000.00"
     assert readonly(page, "cost_to_date_display") == "$2,550,000.00"
     assert readonly(page, "projected_cost_display") == "$7,900,000.00"

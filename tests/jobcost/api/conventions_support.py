@@ -1,4 +1,4 @@
-"""Shared helpers of the convention tests (SPEC §1–7): row counts that prove a refused
+"""Shared helpers of the convention tests (docs/conventions.md–7): row counts that prove a refused
 request wrote nothing, and a small job to act on."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""SPEC §2 authentication failures: missing, malformed, unknown and revoked keys are 401
-`unauthenticated` with `WWW-Authenticate: Bearer`, write nothing and are not stored for
+"""README "Who may call what" authentication failures: missing, malformed, unknown and revoked keys
+are 401 `unauthenticated` with `WWW-Authenticate: Bearer`, write nothing and are not stored for
 idempotency."""
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The SPEC §2 authorization matrix, route by route.
+"""The README "Who may call what" authorization matrix, route by route.
 
-Every (URL name, method) of the /v1 URL conf is a row of `ROUTES`, written by hand from SPEC §2
-and §8 (never read from `jobcost.api.policy`, the code under test): the kind of action it is
+Every (URL name, method) of the /v1 URL conf is a row of `ROUTES`, written by hand from README "Who
+may call what" and §8 (never read from `jobcost.api.policy`, the code under test): the kind of
+action it is
 (read, write, approve, propose, manage webhooks), the request that succeeds for an allowed
 role, and what a project-restricted key gets. `MATRIX` is the §2 table itself: kind × role →
 allowed, or the 403 code. Each case builds one small job, calls the route once as one role,
@@ -47,7 +48,8 @@ from webhooks.models import Event, WebhookDelivery
 ROLES = ["admin", "manager", "member", "viewer", "agent"]
 BUDGET_FILE = "code,name,cost type,scheduled value,budget\n77-000,Imported,other,0,1\n"
 
-# --- SPEC §2: what each role may do ------------------------------------------------------------
+# --- README "Who may call what": what each role may do
+# ------------------------------------------------------------
 
 READ = "read anything visible"
 WRITE = "create / update records, submit pay apps, code invoices, close RFIs"
@@ -327,8 +329,8 @@ def _act(collection, target, verb, body=None, **expect):
 
 @dataclass(frozen=True)
 class Route:
-    """`kind`: the SPEC §2 row; `status`: the success status; `call`: the valid request;
-    `own` / `other`: what a key restricted to the job's project / to another project gets
+    """`kind`: the README "Who may call what" row; `status`: the success status; `call`: the valid
+    request; `own` / `other`: what a key restricted to the job's project / to another project gets
     where its role allows the call."""
 
     kind: str
@@ -681,7 +683,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         ),
         MISSING,
     ),
-    # Printing is reading (SPEC §2: read anything visible): anyone who can read it can print it.
+    # Printing is reading (README "Who may call what": read anything visible): anyone who can read
+    # it can print it.
     ("pay-apps-pdf", "get"): Route(
         READ,
         200,
@@ -847,7 +850,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     # events: read by every role; a restricted key sees its projects' events only
     ("events-list", "get"): Route(READ, 200, _list("/v1/events", lambda j: j.event), UNLISTED),
     ("events-detail", "get"): Route(READ, 200, _retrieve("events", lambda j: j.event), MISSING),
-    # RFIs (SPEC §8 rfi): closing one is a write, not an approval
+    # RFIs (docs/resources.md, rfi): closing one is a write, not an approval
     ("rfis-list", "get"): Route(READ, 200, _list("/v1/rfis", lambda j: j.rfi), UNLISTED),
     ("rfis-list", "post"): Route(
         WRITE, 201, _create("rfis", rfi_body, object="rfi", status="open"), MISSING
@@ -869,7 +872,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("rfis-close", "post"): Route(
         WRITE, 200, _act("rfis", lambda j: j.rfi, "close", status="closed"), MISSING
     ),
-    # daily logs (SPEC §8 daily_log): one per project and day
+    # daily logs (docs/resources.md, daily_log): one per project and day
     ("daily-logs-list", "get"): Route(
         READ, 200, _list("/v1/daily-logs", lambda j: j.daily_log), UNLISTED
     ),
@@ -901,7 +904,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("daily-logs-audit", "get"): Route(
         READ, 200, _audit("daily-logs", lambda j: j.daily_log), MISSING
     ),
-    # agent actions (SPEC §8 agent_action): proposing is its own row; deciding is an approval
+    # agent actions (docs/resources.md, agent_action): proposing is its own row; deciding is an
+    # approval
     ("agent-actions-list", "get"): Route(
         READ, 200, _list("/v1/agents/actions", lambda j: j.agent_action), UNLISTED
     ),

@@ -1,4 +1,4 @@
-"""Bad request bodies (SPEC §1, §3, §6): malformed JSON, non-JSON media types, oversized
+"""Bad request bodies (docs/conventions.md, §3, §6): malformed JSON, non-JSON media types, oversized
 bodies, and money or percentages of the wrong type or range. Each is refused with the
 envelope, its code and param, and leaves no row and no audit entry behind."""
 

@@ -1,4 +1,4 @@
-"""Bad body fields (SPEC §1–3, §8): unknown fields, writes to computed fields, missing
+"""Bad body fields (docs/conventions.md–3, §8): unknown fields, writes to computed fields, missing
 required fields, references to another account's objects, and illegal transitions. Each is
 refused with its code and param and writes no row and no audit entry."""
 

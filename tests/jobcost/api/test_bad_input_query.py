@@ -1,5 +1,5 @@
-"""Bad query strings (SPEC §4): unknown filters, bad filter values and `expand[]` paths that
-are too deep or not expandable are 400 with their code and param."""
+"""Bad query strings (docs/conventions.md): unknown filters, bad filter values and `expand[]` paths
+that are too deep or not expandable are 400 with their code and param."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Budget lines (SPEC §8 budget_line, §9): list, retrieve, PATCH cost_to_complete and
+"""Budget lines (docs/resources.md, budget_line, §9): list, retrieve, PATCH cost_to_complete and
 original_amount, and the computed fields.
 
 `actual` comes from approved invoices, a later issue: tests set it with a queryset

@@ -1,5 +1,6 @@
 """Change orders through the API: lines that sum to the amount, the state machine
-draft → pending → approved | rejected | void, and what approval moves (SPEC §8 change_order).
+draft → pending → approved | rejected | void, and what approval moves (docs/resources.md,
+change_order).
 
 The job (tests.factories.make_job): contract 10,000,000 cents; budget 03-000 4,500,000;
 executed subcontract SC-001 of 1,000,000 on 03-000 (so 03-000 committed = 1,000,000)."""

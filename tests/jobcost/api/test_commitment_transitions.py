@@ -1,5 +1,5 @@
-"""Commitment transitions (SPEC §8 commitment): execute (draft→executed, needs a cost code),
-close (executed→closed), void (draft→void, or executed with nothing billed). Every other move
+"""Commitment transitions (docs/resources.md, commitment): execute (draft→executed, needs a cost
+code), close (executed→closed), void (draft→void, or executed with nothing billed). Every other move
 is 409 `invalid_state_transition` with nothing written; each move is on the audit trail."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Commitments (SPEC §8 commitment, §9): create, list filters, PATCH while draft. The
+"""Commitments (docs/resources.md, commitment, §9): create, list filters, PATCH while draft. The
 execute / close / void transitions are in test_commitment_transitions.py."""
 
 from decimal import Decimal

@@ -1,5 +1,6 @@
-"""SPEC §1 conventions seen through the API: Request-Id and Jobcost-Version on every response,
-UTC `Z` timestamps, integer cents, numeric percentages, prefixed random IDs, the fields every
+"""The conventions (docs/conventions.md) seen through the API: Request-Id and Jobcost-Version on
+every response, UTC `Z` timestamps, integer cents, numeric percentages, prefixed random IDs, the
+fields every
 object carries, and a wrong-prefix ID being 404."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Cost codes (SPEC §8 cost_code): POST with `budget_amount` creates the code and its budget
-line; codes are unique per project; PATCH; list filters."""
+"""Cost codes (docs/resources.md, cost_code): POST with `budget_amount` creates the code and its
+budget line; codes are unique per project; PATCH; list filters."""
 
 import pytest
 

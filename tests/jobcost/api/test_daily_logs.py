@@ -1,5 +1,6 @@
-"""Daily logs through the API (SPEC §8 daily_log): one per project and day, with manpower rows
-(trade, optional vendor, headcount, worker-hours exact to two decimals), their totals, PATCH
+"""Daily logs through the API (docs/resources.md, daily_log): one per project and day, with
+manpower rows (trade, optional vendor, headcount, worker-hours exact to two decimals), their totals,
+PATCH
 that replaces the rows, the date filters, and the event daily_log.created."""
 
 import json

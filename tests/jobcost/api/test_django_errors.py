@@ -1,4 +1,4 @@
-"""Errors raised outside the handlers' own rules still speak the envelope (SPEC §3): unknown
+"""Errors raised outside the handlers' own rules still speak the envelope (docs/errors.md): unknown
 routes, wrong methods, and unexpected exceptions (500 `api_error`, no stack trace, nothing
 written, not stored for idempotency)."""
 

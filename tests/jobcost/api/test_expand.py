@@ -1,5 +1,5 @@
-"""`expand[]` (SPEC §4): ID fields become objects on retrieve, list (`data.` paths) and write
-responses, two levels at most, and only with objects the key may see."""
+"""`expand[]` (docs/conventions.md): ID fields become objects on retrieve, list (`data.` paths) and
+write responses, two levels at most, and only with objects the key may see."""
 
 import pytest
 

@@ -1,5 +1,5 @@
-"""SPEC §5 idempotency through the API: replays, reuse with another request, stored 4xx,
-per-API-key scope, the 24 h window and the purge job. (Concurrent retries:
+"""Idempotency (docs/conventions.md) through the API: replays, reuse with another request, stored
+4xx, per-API-key scope, the 24 h window and the purge job. (Concurrent retries:
 test_idempotency_concurrency.py.)"""
 
 from __future__ import annotations

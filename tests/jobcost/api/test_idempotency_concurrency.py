@@ -1,5 +1,6 @@
-"""SPEC §5 under concurrency (PostgreSQL): identical POSTs racing with one Idempotency-Key
-create exactly one row; every twin gets the same 201 or 409 `idempotency_key_in_use`."""
+"""docs/conventions.md under concurrency (PostgreSQL): identical POSTs racing with one
+Idempotency-Key create exactly one row; every twin gets the same 201 or 409
+`idempotency_key_in_use`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Vendor invoices through the API: receive against an executed commitment, code, approve
 (draws the commitment down, posts cost, computes retainage, requests a lien waiver), mark
-paid, void (SPEC §8 invoice).
+paid, void (docs/resources.md, invoice).
 
 The job (tests.factories.make_job): executed subcontract SC-001 of 1,000,000 cents on 03-000
 at 10 % retainage, vendor "Acme Concrete"; budget 03-000 4,500,000."""

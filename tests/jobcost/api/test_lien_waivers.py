@@ -1,5 +1,6 @@
 """Lien waivers through the API: four types, requested by POST or on invoice approval,
-received by PATCH, and a pay app's `lien_waivers_missing` (SPEC §8 lien_waiver, pay_app)."""
+received by PATCH, and a pay app's `lien_waivers_missing` (docs/resources.md, lien_waiver,
+pay_app)."""
 
 import pytest
 from django.utils import timezone

@@ -1,5 +1,6 @@
-"""Reading the money lists costs a bounded number of queries whatever their size (SPEC §9):
-the same count for one row as for 26, with lines, change orders and waivers around."""
+"""Reading the money lists costs a bounded number of queries whatever their size
+(docs/computations.md): the same count for one row as for 26, with lines, change orders and waivers
+around."""
 
 import datetime
 

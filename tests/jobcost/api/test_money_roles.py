@@ -1,4 +1,4 @@
-"""Who may move money (SPEC §2) and who may see it: agent keys get 403
+"""Who may move money (README "Who may call what") and who may see it: agent keys get 403
 `agent_cannot_approve` on every approve, reject, void, execute, close and mark-paid endpoint,
 members `role_forbidden`, viewers `role_forbidden` on every write — checked before the body,
 the object's state or even its existence, and writing nothing. Another account's change
@@ -101,7 +101,7 @@ def test_members_and_viewers_cannot_approve(make_api, account, endpoint, role):
 
 def test_agent_refusal_precedes_existence_and_idempotency(make_api, account):
     """A missing object or a missing Idempotency-Key still answers agent_cannot_approve, and
-    the 403 is not stored as an idempotent response (SPEC §5)."""
+    the 403 is not stored as an idempotent response (docs/conventions.md)."""
     agent = make_api(account, "agent")
     missing = agent.post("/v1/invoices/inv_doesnotexist/approve")
     assert error_of(missing)["code"] == "agent_cannot_approve"

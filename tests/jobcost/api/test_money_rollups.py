@@ -1,4 +1,4 @@
-"""SPEC §9 rollups after money moves, every figure computed by hand (cents).
+"""docs/computations.md rollups after money moves, every figure computed by hand (cents).
 
 `earned_revenue` is revised_contract × cost_to_date / projected_cost, exact, rounded once to
 the cent half away from zero (README "Decisions"), not from the two-decimal `percent_complete`."""

@@ -1,4 +1,4 @@
-"""Owners and vendors: create, list, retrieve, PATCH (SPEC §8 owner, vendor)."""
+"""Owners and vendors: create, list, retrieve, PATCH (docs/resources.md, owner, vendor)."""
 
 import pytest
 

@@ -1,5 +1,6 @@
-"""SPEC §4 lists: newest first by (created_at, id), `limit` 1–100 (default 25), signed keyset
-cursors that never repeat or skip a row whatever is written meanwhile, audit trails oldest
+"""Lists (docs/conventions.md): newest first by (created_at, id), `limit` 1–100 (default 25),
+signed keyset cursors that never repeat or skip a row whatever is written meanwhile, audit trails
+oldest
 first."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """G703 rows through the API: generated from the cost codes and approved owner change
 orders, `previous` carried (work only), entered by PATCH within the scheduled value, and
-listed in item order with keyset pages (SPEC §8 pay_app, §9 G703 row).
+listed in item order with keyset pages (docs/resources.md, pay_app).
 
 The job (tests.factories.make_job): contract 10,000,000 cents at 10 % retainage; items
 1 = 01-000 (2,000,000), 2 = 03-000 (5,000,000), 3 = 09-000 (3,000,000)."""

@@ -1,6 +1,6 @@
 """Pay app lifecycle through the API: next-numbered draft, one draft per project, periods
 that do not overlap, a balanced schedule of values, submit with the lien-waiver rule, reject
-back to draft (unlocking the period), approve, mark paid (SPEC §8 pay_app).
+back to draft (unlocking the period), approve, mark paid (docs/resources.md, pay_app).
 
 The job (tests.factories.make_job): contract 10,000,000 cents; scheduled values 01-000
 2,000,000, 03-000 5,000,000, 09-000 3,000,000 (Σ = the contract)."""

@@ -1,4 +1,4 @@
-"""Project rollups on retrieve and list, exactly per SPEC §9.
+"""Project rollups on retrieve and list, exactly per docs/computations.md.
 
 Invoices (which post `actual`) are a later issue, so these tests set `BudgetLine.actual` and
 `Project.approved_changes` with a queryset `.update()` in the setup; everything else goes

@@ -1,4 +1,4 @@
-"""The project status machine and the closed-project rule (SPEC §8 project): bid→active,
+"""The project status machine and the closed-project rule (docs/resources.md, project): bid→active,
 active→closeout, closeout→active, closeout→closed; every other move is 409
 `invalid_state_transition`; a closed project refuses every write to it or its children with
 409 `project_closed`, and nothing is written."""

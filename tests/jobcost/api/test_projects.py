@@ -1,4 +1,4 @@
-"""Projects: create, list, retrieve, PATCH (SPEC §8 project). The status machine and the
+"""Projects: create, list, retrieve, PATCH (docs/resources.md, project). The status machine and the
 closed-project rule are in test_project_status.py, the rollups in test_project_rollups.py."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""SPEC §6 rate limit: one Redis token bucket per account (all its keys together), set per
+"""README "Limits" rate limit: one Redis token bucket per account (all its keys together), set per
 account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-After ≥ 1."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RFIs through the API (SPEC §8 rfi): numbered per project, open → answered → closed (an
+"""RFIs through the API (docs/resources.md, rfi): numbered per project, open → answered → closed (an
 open RFI may close unanswered), a closed RFI is final; change orders link to the RFI that
 caused them and each side expands the other; events rfi.created / answered / closed.
 

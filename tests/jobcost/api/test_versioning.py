@@ -1,5 +1,5 @@
-"""SPEC §7 versioning: a key is pinned to the newest version at creation; `Jobcost-Version`
-overrides per request; an unknown version is 400 `api_version_unknown`."""
+"""Versioning (docs/conventions.md): a key is pinned to the newest version at creation;
+`Jobcost-Version` overrides per request; an unknown version is 400 `api_version_unknown`."""
 
 from __future__ import annotations
 
