@@ -68,3 +68,11 @@ def cents_problem(value, *, allow_negative: bool = False, positive: bool = False
     if positive and value == 0:
         return "must be greater than zero"
     return None
+
+
+def plain_dollars(cents: int) -> str:
+    """`840000000` → `8400000.00`, `-5` → `-0.05`: cents as dollars with two decimals, no `$`
+    and no separators (an editable box, a CSV cell), by integer arithmetic."""
+    sign = "-" if cents < 0 else ""
+    whole, fraction = divmod(abs(int(cents)), 100)
+    return f"{sign}{whole}.{fraction:02d}"

@@ -13,6 +13,7 @@ role that may create cost codes may use the pages (as the API's role policy says
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpResponseRedirect, JsonResponse
@@ -39,7 +40,7 @@ class BudgetFileForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > 1024 * 1024:
+        if upload.size > settings.MAX_REQUEST_BODY_BYTES:
             raise forms.ValidationError("The file is over 1 MiB; split it into smaller files.")
         name = (upload.name or "").lower()
         part_type = (upload.content_type or "").split(";")[0].strip().lower()
@@ -73,10 +74,6 @@ def _import_of(project: Project, import_id: str) -> BudgetImport:
     return budget_import
 
 
-def _dollars(cents) -> str:
-    return "—" if cents is None else accounting(cents)
-
-
 def table_rows(budget_import: BudgetImport) -> list[dict]:
     """Each row of the file with its figures in dollars and its refusals (or "ok")."""
     refusals: dict[int | None, list[dict]] = {}
@@ -88,8 +85,8 @@ def table_rows(budget_import: BudgetImport) -> list[dict]:
             "code": row["code"],
             "name": row["name"],
             "cost_type": row["cost_type"],
-            "scheduled_value": _dollars(row["scheduled_value"]),
-            "budget": _dollars(row["budget_amount"]),
+            "scheduled_value": accounting(row["scheduled_value"]),
+            "budget": accounting(row["budget_amount"]),
             "errors": refusals.get(row["row"], []),
         }
         for row in budget_import.rows

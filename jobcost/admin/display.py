@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from jobcost.money import plain_dollars
+
+__all__ = ["accounting", "dollars", "percent", "plain_dollars"]
+
 EMPTY = "—"
 
 
@@ -41,13 +45,6 @@ def accounting(cents: int | Decimal | None, currency: str = "usd") -> str:
         return EMPTY
     text = dollars(cents, currency)
     return f"({text[1:]})" if text.startswith("-") else text
-
-
-def plain_dollars(cents: int) -> str:
-    """`840000000` → `8400000.00`: the editable form of an amount (no `$`, no separators)."""
-    sign = "-" if cents < 0 else ""
-    whole, fraction = divmod(abs(cents), 100)
-    return f"{sign}{whole}.{fraction:02d}"
 
 
 def percent(value: Decimal | int | None) -> str:

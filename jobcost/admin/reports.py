@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from jobcost.admin.base import EVERY_ACCOUNT, membership_of, request_scope, role_allows
 from jobcost.admin.display import accounting, percent
+from jobcost.api.errors import InvalidRequest
 from jobcost.documents.report_files import (
     file_response,
     render_csv,
@@ -31,6 +32,7 @@ from jobcost.documents.report_files import (
     render_xlsx,
 )
 from jobcost.models import CostCode, Project, Vendor
+from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import (
     JOB_COST,
     TRANSACTIONS,
@@ -141,9 +143,11 @@ class ReportForm(forms.Form):
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         help_text="The end of this day (UTC); empty for today.",
     )
-    project = forms.ChoiceField(label="Project", required=False)
-    cost_code = forms.ChoiceField(label="Cost code", required=False)
-    vendor = forms.ChoiceField(label="Vendor", required=False)
+    # Django's message would repeat the value sent (an ID); people read a sentence.
+    NOT_OFFERED = {"invalid_choice": "Select a valid choice: that one is not among those offered."}
+    project = forms.ChoiceField(label="Project", required=False, error_messages=NOT_OFFERED)
+    cost_code = forms.ChoiceField(label="Cost code", required=False, error_messages=NOT_OFFERED)
+    vendor = forms.ChoiceField(label="Vendor", required=False, error_messages=NOT_OFFERED)
 
     def __init__(self, data, *, scope, page: Page):
         super().__init__(data)
@@ -173,13 +177,10 @@ class ReportForm(forms.Form):
             ]
 
     def clean_as_of(self):
-        today = timezone.now().date()
-        day = self.cleaned_data.get("as_of") or today
-        if day > today:
-            raise forms.ValidationError(
-                "Pick today or an earlier day: a report reads the books of a day that has ended."
-            )
-        return day
+        try:
+            return report_day(self.cleaned_data.get("as_of"))
+        except InvalidRequest as refusal:
+            raise forms.ValidationError(refusal.message) from refusal
 
     def chosen(self) -> str:
         """The filters chosen, in words: `Project: 2026-014 Lincoln Elementary`."""

@@ -17,12 +17,10 @@ dates `YYYY-MM-DD`; an empty cell is null.
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 from decimal import Decimal
 
 from django.http import HttpResponse
-from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.styles import Font
 from reportlab.lib import colors
@@ -32,6 +30,7 @@ from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from jobcost.documents.pay_app_pdf import money as pdf_money
+from jobcost.money import plain_dollars
 from jobcost.selectors.reports.table import CENTS, DATE, PERCENT, Column, Report
 
 CSV_TYPE = "text/csv"
@@ -40,18 +39,12 @@ PDF_TYPE = "application/pdf"
 MEDIA_TYPES = {"csv": CSV_TYPE, "xlsx": XLSX_TYPE, "pdf": PDF_TYPE}
 
 
-def dollars(cents: int) -> str:
-    """`123450` → `1234.50`, `-5` → `-0.05`: cents as dollars, integer arithmetic only."""
-    whole, fraction = divmod(abs(int(cents)), 100)
-    return f"{'-' if cents < 0 else ''}{whole}.{fraction:02d}"
-
-
 def cell_text(column: Column, value) -> str:
     """A value as the CSV writes it."""
     if value is None:
         return ""
     if column.kind == CENTS:
-        return dollars(value)
+        return plain_dollars(value)
     if column.kind == PERCENT:
         return f"{Decimal(value):.2f}"
     if column.kind == DATE:
@@ -119,7 +112,7 @@ def _about(report: Report) -> list[list[str]]:
     lines += [[name, value] for name, value in report.filters.items() if value is not None]
     derived = [column for column in report.spec.derived]
     lines += [
-        [column.label, dollars(report.totals[column.name])]
+        [column.label, plain_dollars(report.totals[column.name])]
         for column in derived
         if report.totals.get(column.name) is not None
     ]
@@ -206,8 +199,3 @@ def file_response(content: bytes, report: Report, extension: str) -> HttpRespons
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename(report, extension)}"'
     return response
-
-
-def today() -> datetime.date:
-    """Today in UTC, the default `as_of`."""
-    return timezone.now().date()

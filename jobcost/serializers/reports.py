@@ -17,7 +17,6 @@ from jobcost.selectors.reports.payables import AP_AGING, RETAINAGE
 from jobcost.selectors.reports.table import (
     CENTS,
     DATE,
-    ID,
     INTEGER,
     PERCENT,
     Column,
@@ -27,18 +26,12 @@ from jobcost.selectors.reports.wip import WIP
 
 
 def _field(column: Column, *, nullable: bool) -> serializers.Field:
-    options = {"read_only": True, "help_text": column.help or column.label}
-    if column.kind == CENTS:
-        return serializers.IntegerField(allow_null=nullable, **options)
-    if column.kind == INTEGER:
-        return serializers.IntegerField(allow_null=nullable, **options)
-    if column.kind == PERCENT:
-        return PercentField(allow_null=nullable, **options)
-    if column.kind == DATE:
-        return serializers.DateField(allow_null=nullable, **options)
-    if column.kind == ID:
-        return serializers.CharField(allow_null=nullable, **options)
-    return serializers.CharField(allow_null=nullable, **options)
+    """Cents and counts are integers, percents exact numbers, dates `YYYY-MM-DD`, the rest
+    (IDs, text) strings."""
+    options = {"read_only": True, "allow_null": nullable, "help_text": column.help or column.label}
+    kinds = {CENTS: serializers.IntegerField, INTEGER: serializers.IntegerField}
+    kinds |= {PERCENT: PercentField, DATE: serializers.DateField}
+    return kinds.get(column.kind, serializers.CharField)(**options)
 
 
 def _pascal(name: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 
-from django.utils import timezone
+from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
@@ -27,6 +27,7 @@ from jobcost.documents.report_files import (
     render_xlsx,
 )
 from jobcost.models import Project
+from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import job_cost_report, transactions_report
 from jobcost.selectors.reports.payables import ap_aging_report, retainage_report
 from jobcost.selectors.reports.table import FILE_ROWS_MAX, Report, sort_key
@@ -139,22 +140,16 @@ class ReportViewSet(JobcostViewSet):
 
     @staticmethod
     def as_of(raw: str | None) -> datetime.date:
-        today = timezone.now().date()
+        """`as_of` read as `YYYY-MM-DD` (else 400), then `report_day`'s rule."""
         if raw is None:
-            return today
+            return report_day(None)
         try:
             day = IsoDateField().clean(raw)
-        except Exception as exc:  # a ValidationError: its message is the field's
+        except ValidationError as exc:
             raise InvalidRequest(
                 "as_of must be a date as YYYY-MM-DD, e.g. 2026-10-31.", param="as_of"
             ) from exc
-        if day > today:
-            raise InvalidRequest(
-                f"as_of may not be after today ({today.isoformat()}, UTC): a report reads "
-                "the books as they stood at the end of a past day.",
-                param="as_of",
-            )
-        return day
+        return report_day(day)
 
     # --- answers --------------------------------------------------------------------------
     def answer(self, report: Report):

@@ -21,9 +21,27 @@ import datetime
 from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from audit.models import AuditEntry
+from jobcost.api.errors import InvalidRequest
 from jobcost.models import CERTIFIED_STATUSES, PayApp
+
+
+def report_day(day: datetime.date | None) -> datetime.date:
+    """The day a report reads: `day`, or today (UTC) when None. A day after today is refused
+    with 400 `parameter_invalid` (param `as_of`), for the API and the back office alike: a
+    report reads the books of a day that has ended or is ending."""
+    today = timezone.now().date()
+    if day is None:
+        return today
+    if day > today:
+        raise InvalidRequest(
+            f"Pick today or an earlier day (today is {today:%b %-d, %Y}, UTC): a report reads "
+            "the books as they stood at the end of a day.",
+            param="as_of",
+        )
+    return day
 
 
 def end_of(as_of: datetime.date) -> datetime.datetime:

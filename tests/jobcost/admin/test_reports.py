@@ -96,6 +96,7 @@ def test_job_cost_needs_a_project_and_offers_only_the_members(job):
     refused = web.get("/admin/reports/job-cost/", {"project": other.project.pk})
     assert refused.status_code == 200
     assert "Select a valid choice" in refused.content.decode()
+    assert other.project.pk not in refused.content.decode()  # no raw ID in the refusal
     assert "data-row" not in refused.content.decode()
 
 
