@@ -35,14 +35,25 @@ def current_actor() -> Actor:
     return _current.get()
 
 
+def start_acting(actor: Actor) -> contextvars.Token:
+    """Make `actor` current until `stop_acting(token)`: for code that cannot wrap one block in
+    `acting_as` (a viewset learns its key in `initial` and restores in `dispatch`)."""
+    return _current.set(actor)
+
+
+def stop_acting(token: contextvars.Token) -> None:
+    """Restore the actor that was current before `start_acting` returned `token`."""
+    _current.reset(token)
+
+
 @contextmanager
 def acting_as(actor: Actor) -> Iterator[Actor]:
     """Run a block as `actor`; restores the previous actor afterwards."""
-    token = _current.set(actor)
+    token = start_acting(actor)
     try:
         yield actor
     finally:
-        _current.reset(token)
+        stop_acting(token)
 
 
 def set_idempotency_key(key: str | None) -> None:

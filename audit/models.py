@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from jobcost.models.base import list_index, prefixed_id
+from audit.ids import prefixed_id
 
 
 class AppendOnlyError(Exception):
@@ -47,7 +47,7 @@ class AuditEntry(models.Model):
         verbose_name_plural = "audit entries"
         indexes = [
             models.Index(fields=["target_id", "created_at", "id"], name="audit_target_time"),
-            list_index("audit_list", "account_id"),
+            models.Index(fields=["account_id", "-created_at", "-id"], name="audit_list"),
         ]
 
     def __str__(self) -> str:

@@ -1,21 +1,147 @@
-"""Writing audit entries. Signals call `audit_record` for ORM saves; services call it directly
-for changes the ORM save does not see (F() counter updates, overrides with a note)."""
+"""The audit trail's public calls (docs/audit.md): save an `Audited` row with an action, a note
+and extra changes; record an entry about a row without saving it; write the entries of bulk
+inserts and updates, which send no signal. Every entry is stamped with the current actor and
+request id and is written in the caller's transaction, so it commits or rolls back with the
+change it describes.
+
+After writing, `entry_recorded` (one entry) or `entries_recorded` (a list, once per bulk
+write) is sent in the same transaction: other apps subscribe (the webhook outbox turns entries
+into events); `audit` itself knows nothing of them.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from django.db import models
 from django.dispatch import Signal
 
 from audit.context import current_actor
 from audit.models import AuditEntry
+from audit.values import snapshot
 
-# Sent with `entry` after every audit entry is written, in the same transaction: the event
-# outbox (webhooks.outbox) listens, so every audited change can become an event.
+M = TypeVar("M", bound=models.Model)
+
+# Sent with `entry` and `actor` after every single entry is written.
 entry_recorded = Signal()
-# Sent once with `entries` (a list) after `audit_record_many` wrote them, in the same
-# transaction, so the outbox can record their events in a constant number of queries.
+# Sent once with `entries` (a list) and `actor` after `audit_record_many` wrote them.
 entries_recorded = Signal()
+
+Changes = dict[str, dict[str, Any]]
+
+
+def save(
+    instance: M,
+    *,
+    action: str | None = None,
+    note: str = "",
+    extra: Changes | None = None,
+    defer: bool = False,
+) -> M:
+    """Save an `Audited` row; the signal writes its entry: `action` names a transition
+    (`approved`, …; default `created` or `updated`), `note` says why, `extra` adds changes the
+    row itself does not hold (its lines: `{"lines": {"before": …, "after": …}}`). An update
+    with no change, no note and no action writes nothing. `defer=True` on a new row whose child
+    rows come next: its `created` entry waits for `record_created`, so the entry and the event
+    that follows describe the whole object. Returns the row."""
+    instance._audit_intent = {"action": action, "note": note, "extra": extra, "defer": defer}
+    try:
+        instance.save()
+    finally:
+        instance.__dict__.pop("_audit_intent", None)
+    return instance
+
+
+def record_created(instance: models.Model, *, extra: Changes | None = None) -> AuditEntry:
+    """The `created` entry of a row saved with `save(…, defer=True)`, once its child rows
+    exist; `extra` as for `save`."""
+    after = snapshot(instance)
+    instance._audit_before = after
+    return write_entry(
+        instance, action="created", changes={**created_changes(after), **(extra or {})}
+    )
+
+
+def record(
+    instance: models.Model, *, action: str, changes: Changes | None = None, note: str = ""
+) -> AuditEntry:
+    """An entry about a row that is not being saved: a change held by other rows (a pay app's
+    G703 lines) or a decision (a waiver override), as `action` with `changes` and `note`."""
+    return audit_record(
+        target_type=type(instance).OBJECT,
+        target_id=instance.pk,
+        account_id=_account_id(instance),
+        action=action,
+        changes=changes,
+        note=note,
+    )
+
+
+def record_created_many(instances: list) -> list[AuditEntry]:
+    """The `created` entries of new rows inserted with `bulk_create` (which sends no signal):
+    for each, the entry a `save()` would have written, all in one INSERT."""
+    entries = []
+    for instance in instances:
+        after = snapshot(instance)
+        entries.append(_entry(instance, "created", created_changes(after)))
+        instance._audit_before = after
+    return audit_record_many(entries)
+
+
+def record_updated_many(instances: list, *, note: str = "") -> list[AuditEntry]:
+    """The `updated` entries of tracked rows (`Audited.track`) changed with a bulk UPDATE
+    (which sends no signal): for each, the before/after a `save()` would have written, and
+    `note`, all in one INSERT. Rows with no change and no note get no entry."""
+    entries = []
+    for instance in instances:
+        after = snapshot(instance)
+        changes = changes_between(instance.__dict__.get("_audit_before") or {}, after)
+        if changes or note:
+            entries.append(_entry(instance, "updated", changes, note))
+        instance._audit_before = after
+    return audit_record_many(entries)
+
+
+def created_changes(after: dict) -> Changes:
+    """A creation's changes: every set field but the ID, from nothing to its value."""
+    return {
+        name: {"before": None, "after": value}
+        for name, value in after.items()
+        if name != "id" and value not in (None, "")
+    }
+
+
+def changes_between(before: dict, after: dict) -> Changes:
+    """The fields whose value differs, as {name: {before, after}}."""
+    return {
+        name: {"before": before.get(name), "after": value}
+        for name, value in after.items()
+        if before.get(name) != value
+    }
+
+
+def write_entry(
+    instance: models.Model, *, action: str, changes: Changes, note: str = ""
+) -> AuditEntry | None:
+    """One entry about `instance`; nothing for a plain update that changed nothing."""
+    if not changes and action == "updated" and not note:
+        return None
+    return record(instance, action=action, changes=changes, note=note)
+
+
+def _account_id(instance) -> str:
+    return getattr(instance, "account_id", None) or instance.pk
+
+
+def _entry(instance, action: str, changes: Changes, note: str = "") -> dict[str, Any]:
+    return {
+        "target_type": type(instance).OBJECT,
+        "target_id": instance.pk,
+        "account_id": _account_id(instance),
+        "action": action,
+        "changes": changes,
+        "note": note,
+    }
 
 
 def audit_record(
@@ -24,11 +150,11 @@ def audit_record(
     target_id: str,
     account_id: str,
     action: str,
-    changes: dict[str, dict[str, Any]] | None = None,
+    changes: Changes | None = None,
     note: str = "",
 ) -> AuditEntry:
-    """Append one entry stamped with the current actor and request id. Runs in the caller's
-    transaction, so it commits or rolls back with the change it describes."""
+    """Append one entry stamped with the current actor and request id; sends
+    `entry_recorded`. The other calls of this module come through here."""
     actor = current_actor()
     entry = AuditEntry.objects.create(
         account_id=account_id,
@@ -47,12 +173,9 @@ def audit_record(
 
 
 def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
-    """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments
-    (`target_type`, `target_id`, `account_id`, `action`, optional `changes` and `note`), all
-    stamped with the current actor and request id; the same rows `audit_record` would write
-    one by one, in the caller's transaction. Sends `entries_recorded` once, with the list.
-    Used by the services' bulk moves (many budget lines under one approval, README
-    "Limits")."""
+    """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments,
+    all stamped with the current actor and request id; sends `entries_recorded` once, with the
+    list. Used for bulk moves (many budget lines under one approval, README "Limits")."""
     if not entries:
         return []
     actor = current_actor()

@@ -1,29 +1,19 @@
-"""Field values as the API shows them, for the before/after of audit entries."""
+"""Field values as the API shows them, for the before/after of audit entries. Bottom layer:
+imports nothing of the project; what a model skips, masks or renames it declares itself
+(`audit.audited.Audited`)."""
 
 import datetime
 from decimal import Decimal
 
 from django.db import models
 
-from jobcost.api.renderers import format_timestamp
-
-# Not part of any API object: timestamps every write moves, the key hash, and the webhook
-# endpoint's internal failure clock (it would log an entry at every failure streak).
-SKIPPED_FIELDS = {"created_at", "updated_at", "secret_hash", "failing_since"}
-
-# Webhook signing secrets never reach the append-only trail in full: masked as the API shows
-# them (`whsec_…abcd`), so a rotation still reads as a change.
-MASKED_FIELDS = {"secret", "previous_secret"}
+# Timestamps every write moves: never part of an entry's changes.
+TIMESTAMPS = frozenset({"created_at", "updated_at"})
 
 
-# Stored fields whose API name differs: the budget's PATCHable `cost_to_complete` is stored
-# as the estimate (null while never set, i.e. computed).
-API_NAMES = {"cost_to_complete_estimate": "cost_to_complete"}
-
-
-def api_name(field: models.Field) -> str:
-    """`owner_id` → `owner`; a field stored under another name gets its API name."""
-    return API_NAMES.get(field.name, field.name)
+def format_timestamp(value: datetime.datetime) -> str:
+    """ISO 8601 in UTC with a `Z` and whole seconds: `2026-11-20T14:03:07Z`."""
+    return value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def json_value(value):
@@ -39,14 +29,21 @@ def json_value(value):
 
 def snapshot(instance: models.Model) -> dict:
     """The audited fields of an instance as {api_name: json value}: concrete fields that are
-    loaded (a deferred field is skipped rather than fetched, so snapshots never query)."""
+    loaded (a deferred field is skipped rather than fetched, so snapshots never query), less
+    the model's `AUDIT_SKIP`; its `AUDIT_MASKED` fields keep only their prefix and last four
+    characters (`whsec_…abcd`, so a rotation still reads as a change); its `AUDIT_NAMES`
+    rename fields whose API name differs."""
+    model = type(instance)
+    skip = TIMESTAMPS | getattr(model, "AUDIT_SKIP", frozenset())
+    masked = getattr(model, "AUDIT_MASKED", frozenset())
+    names = getattr(model, "AUDIT_NAMES", {})
     values = {}
     loaded = instance.__dict__
     for field in instance._meta.concrete_fields:
-        if field.name in SKIPPED_FIELDS or field.attname not in loaded:
+        if field.name in skip or field.attname not in loaded:
             continue
         value = loaded[field.attname]
-        if field.name in MASKED_FIELDS and value:
-            value = f"whsec_…{value[-4:]}"
-        values[api_name(field)] = json_value(value)
+        if field.name in masked and value:
+            value = f"{value.partition('_')[0]}_…{value[-4:]}"
+        values[names.get(field.name, field.name)] = json_value(value)
     return values

@@ -1,4 +1,4 @@
-"""The Celery app. Periodic schedules are declared once, here (STYLE §9)."""
+"""The Celery app. Periodic schedules are declared once, here."""
 
 import os
 

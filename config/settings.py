@@ -214,6 +214,8 @@ SPECTACULAR_SETTINGS = {
         "jobcost.api.schema_components.append_components",
         "jobcost.api.schema.postprocess_schema_enums",
         "jobcost.api.schema_hooks.postprocess_schema_exact",
+        "webhooks.schema_hooks.postprocess_webhook_schema",
+        "jobcost.api.schema_hooks.postprocess_schema_shapes",
     ],
     "SERVE_AUTHENTICATION": [],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

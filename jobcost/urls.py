@@ -1,4 +1,5 @@
-"""The /v1 routes. URL names are `v1:<resource>-<action>`."""
+"""The job-cost /v1 routes (`config/urls.py` mounts them with the webhooks' under the `v1`
+namespace). URL names are `v1:<resource>-<action>`."""
 
 from django.urls import path
 from rest_framework.routers import SimpleRouter
@@ -15,7 +16,6 @@ from jobcost.views.pay_apps import PayAppViewSet
 from jobcost.views.projects import ProjectViewSet
 from jobcost.views.reports import ReportViewSet
 from jobcost.views.rfis import RfiViewSet
-from webhooks.views import EventViewSet, WebhookEndpointViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("owners", OwnerViewSet, basename="owners")
@@ -32,8 +32,6 @@ router.register("pay-apps", PayAppViewSet, basename="pay-apps")
 router.register("rfis", RfiViewSet, basename="rfis")
 router.register("daily-logs", DailyLogViewSet, basename="daily-logs")
 router.register("agents/actions", AgentActionViewSet, basename="agent-actions")
-router.register("webhooks", WebhookEndpointViewSet, basename="webhooks")
-router.register("events", EventViewSet, basename="events")
 
 # Reports are read-only routes with no collection or object behind them (docs/reports.md).
 REPORTS = (

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from jobcost.api.errors import _DRF_CODE_MAP
+from jobcost.errors import _DRF_CODE_MAP
 
 SOURCE_DIRS = ("jobcost", "audit", "webhooks", "config")
 REFERENCE = settings.BASE_DIR / "docs" / "errors.md"

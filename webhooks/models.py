@@ -5,8 +5,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 
 
 class Event(models.Model):
@@ -51,7 +53,7 @@ class EndpointStatus(models.TextChoices):
     DISABLED = "disabled", "Disabled"
 
 
-class WebhookEndpoint(TimestampedModel):
+class WebhookEndpoint(Audited, TimestampedModel):
     """A URL that receives signed POSTs of the events it subscribes to (`["*"]` for all).
 
     `secret` signs every delivery; after a rotation `previous_secret` keeps signing alongside
@@ -63,6 +65,10 @@ class WebhookEndpoint(TimestampedModel):
     """
 
     OBJECT = "webhook_endpoint"
+    # The failure clock would log an entry at every failure streak; signing secrets are
+    # recorded masked as the API shows them.
+    AUDIT_SKIP = frozenset({"failing_since"})
+    AUDIT_MASKED = frozenset({"secret", "previous_secret"})
     COLLECTION = "webhooks"
     id = prefixed_id("we")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")

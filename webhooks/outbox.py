@@ -18,7 +18,7 @@ from django.utils.module_loading import import_string
 
 from audit.context import Actor
 from jobcost.api.renderers import dumps
-from jobcost.api.scope import Scope
+from jobcost.scope import Scope
 from webhooks.catalogue import RESOURCES, event_type, subscribes
 from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint

@@ -2,7 +2,7 @@
 
 from django.db.models import QuerySet
 
-from jobcost.api.scope import Scope
+from jobcost.scope import Scope
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.services.common import apply_changes, lock, not_allowed, save_audited
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE

@@ -1,4 +1,4 @@
-"""Celery tasks: each takes IDs only and is safe to run twice (STYLE §9). Schedules are in
+"""Celery tasks: each takes IDs only and is safe to run twice. Schedules are in
 config/celery.py; the queues (lanes) and the worker commands are in README "Running workers".
 
 Webhook work is queued per endpoint: `drain_endpoint` sends one endpoint's due deliveries in

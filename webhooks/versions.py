@@ -3,7 +3,7 @@ stored event is the payload; a later version adds its transform here."""
 
 from __future__ import annotations
 
-from jobcost.api.renderers import format_timestamp
+from audit.values import format_timestamp
 
 TRANSFORMS: dict = {}
 

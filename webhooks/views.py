@@ -4,14 +4,14 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from audit.views import AuditTrailMixin
-from jobcost.api.errors import NotFound
+from audit.ids import has_prefix
 from jobcost.api.expand import parse_expand
 from jobcost.api.filters import reject_unknown_params
-from jobcost.api.ids import has_prefix
 from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.errors import NotFound
 from jobcost.serializers.commitments import EmptySerializer
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import (
     action_doc,
     create_doc,

@@ -2,7 +2,7 @@
 
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='AuditEntry',
             fields=[
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('aud',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('aud',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('account_id', models.CharField(db_index=True, max_length=40)),
                 ('target_type', models.CharField(max_length=40)),
                 ('target_id', models.CharField(max_length=40)),

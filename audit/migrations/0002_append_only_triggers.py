@@ -1,4 +1,4 @@
-"""The database itself refuses UPDATE and DELETE of audit rows (SPEC §8 audit_entry).
+"""The database itself refuses UPDATE and DELETE of audit rows (docs/resources.md, audit_entry).
 
 PostgreSQL: a BEFORE UPDATE OR DELETE row trigger that raises. SQLite: BEFORE UPDATE and
 BEFORE DELETE triggers that RAISE(ABORT). TRUNCATE (used only by test teardown on

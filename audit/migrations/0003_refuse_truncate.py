@@ -1,4 +1,4 @@
-"""The database refuses TRUNCATE of the audit table too (SPEC §8 audit_entry; README,
+"""The database refuses TRUNCATE of the audit table too (docs/resources.md, audit_entry; README,
 "Database roles").
 
 PostgreSQL: a statement-level BEFORE TRUNCATE trigger that raises, unless the setting

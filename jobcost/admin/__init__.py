@@ -9,6 +9,7 @@ from django.contrib import admin
 from jobcost.admin import (
     accounts,
     agent_actions,
+    audit,
     budgets,
     change_orders,
     commitments,
@@ -26,6 +27,7 @@ from jobcost.admin import (
 __all__ = [
     "accounts",
     "agent_actions",
+    "audit",
     "budgets",
     "change_orders",
     "commitments",

@@ -31,8 +31,7 @@ from jobcost.admin.base import (
     visible_queryset,
 )
 from jobcost.admin.display import EMPTY
-from jobcost.api.errors import translate
-from jobcost.api.scope import Scope
+from jobcost.errors import translate
 from jobcost.models import (
     AgentAction,
     AgentActionStatus,
@@ -42,6 +41,7 @@ from jobcost.models import (
     Invoice,
     Rfi,
 )
+from jobcost.scope import Scope
 from jobcost.selectors import visible
 from jobcost.services import agent_actions
 

@@ -1,4 +1,4 @@
-"""The admin as a client of the services (STYLE §10).
+"""The admin as a client of the services (docs/architecture.md).
 
 `ServiceAdmin` never saves a model itself. Its forms end validation by calling the entity's
 service function (`project_create`, `commitment_update`, …) inside a savepoint: a refusal
@@ -42,9 +42,9 @@ from rangefilter.filters import DateRangeFilterBuilder
 
 from jobcost.admin.display import EMPTY, accounting
 from jobcost.admin.history import audit_trail_response
-from jobcost.api.errors import ApiError, Forbidden, translate
 from jobcost.api.policy import authorize
-from jobcost.api.scope import Scope
+from jobcost.errors import ApiError, Forbidden, translate
+from jobcost.scope import Scope
 
 REFUSALS = (ApiError, forms.ValidationError)
 # A scope no row matches: a signed-in user who is neither an operator nor a member.

@@ -19,7 +19,7 @@ from django.db import transaction
 from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import accounting, plain_dollars
 from jobcost.admin.fields import DollarsField
-from jobcost.api.errors import translate
+from jobcost.errors import translate
 from jobcost.models import BudgetLine, Project
 from jobcost.services.cost_codes import budget_line_update
 

@@ -23,8 +23,8 @@ from django.urls import reverse
 from jobcost.admin.base import REFUSALS, role_allows
 from jobcost.admin.display import accounting
 from jobcost.admin.object_pages import object_or_404, page_context
-from jobcost.api.errors import translate
 from jobcost.budget_files import EXTENSIONS_FORMATS, MEDIA_TYPES
+from jobcost.errors import translate
 from jobcost.models import BudgetImport, Project
 from jobcost.services.budget_imports import budget_import_confirm, budget_import_start
 

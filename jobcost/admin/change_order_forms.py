@@ -14,7 +14,7 @@ from django import forms
 
 from jobcost.admin.base import ServiceForm
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
-from jobcost.api.errors import ApiError
+from jobcost.errors import ApiError
 from jobcost.limits import CHANGE_ORDER_LINES_MAX
 from jobcost.models import (
     ChangeOrder,

@@ -21,7 +21,7 @@ from django.urls import reverse
 from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
-from jobcost.api.errors import ApiError, translate
+from jobcost.errors import ApiError, translate
 from jobcost.models import CostCode, Invoice, InvoiceStatus
 from jobcost.services import invoices
 

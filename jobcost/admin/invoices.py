@@ -36,7 +36,7 @@ from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
 from jobcost.admin.invoice_coding import CODABLE, coding_view
 from jobcost.admin.object_steps import ObjectSteps, Step
-from jobcost.api.errors import ApiError, ValidationFailed
+from jobcost.errors import ApiError, ValidationFailed
 from jobcost.models import (
     Commitment,
     CommitmentStatus,

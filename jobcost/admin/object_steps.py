@@ -29,7 +29,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from jobcost.admin.base import REFUSALS, is_operator
-from jobcost.api.errors import ApiError, translate
+from jobcost.errors import ApiError, translate
 
 
 class NoForm(forms.Form):

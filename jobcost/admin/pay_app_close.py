@@ -22,7 +22,7 @@ from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
 from jobcost.admin.object_steps import NoForm, RequiredReasonForm, Step
-from jobcost.api.errors import ValidationFailed, translate
+from jobcost.errors import ValidationFailed, translate
 from jobcost.models import PayApp, PayAppLine, PayAppStatus
 from jobcost.money import MONEY_MAX
 from jobcost.selectors.g702 import g703_row

@@ -24,13 +24,13 @@ from django.utils import timezone
 
 from jobcost.admin.base import EVERY_ACCOUNT, membership_of, request_scope, role_allows
 from jobcost.admin.display import accounting, percent
-from jobcost.api.errors import InvalidRequest
 from jobcost.documents.report_files import (
     file_response,
     render_csv,
     render_pdf,
     render_xlsx,
 )
+from jobcost.errors import InvalidRequest
 from jobcost.models import CostCode, Project, Vendor
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import (

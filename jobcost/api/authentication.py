@@ -1,17 +1,11 @@
 """Bearer API keys (README "Who may call what"): `Authorization: Bearer jc_<env>_<secret>`, stored
 as SHA-256."""
 
-import hashlib
-
 from rest_framework.authentication import BaseAuthentication
 
-from jobcost.api.errors import Unauthenticated
+from jobcost.errors import Unauthenticated
 from jobcost.models import ApiKey
-
-
-def hash_secret(secret: str) -> str:
-    """SHA-256 hex of the secret; the secret has ≥190 random bits, so no salt or KDF is needed."""
-    return hashlib.sha256(secret.encode()).hexdigest()
+from jobcost.services.api_keys import hash_secret
 
 
 class ApiKeyAuthentication(BaseAuthentication):

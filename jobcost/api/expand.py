@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.utils.module_loading import import_string
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 
 MAX_DEPTH = 2
 

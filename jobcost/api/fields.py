@@ -12,6 +12,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from audit.ids import has_prefix
+from jobcost.errors import ApiError, NotFound
 from jobcost.money import cents_problem
 
 TWO_PLACES = Decimal("0.01")
@@ -113,9 +115,6 @@ class RefField(serializers.Field):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
-        from jobcost.api.errors import NotFound
-        from jobcost.api.ids import has_prefix
-
         if not isinstance(data, str):
             raise serializers.ValidationError(
                 f"{self.field_name} must be a `{self.prefix}_` ID.", code="invalid"
@@ -200,8 +199,6 @@ class IndexedListField(BoundedListField):
                 field.prefetched = None
 
     def _validate_each(self, data):
-        from jobcost.api.errors import ApiError
-
         result = []
         for index, item in enumerate(data):
             try:

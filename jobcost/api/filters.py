@@ -11,7 +11,7 @@ import django_filters
 from django import forms
 from django.utils.dateparse import parse_datetime
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 
 RESERVED_PARAMS = {"limit", "cursor", "expand[]"}
 _BRACKETED = re.compile(r"^(?P<field>\w+?)__(?P<op>gte|lte|gt|lt)$")

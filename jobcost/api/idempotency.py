@@ -21,7 +21,7 @@ from django.db import connection
 from django.http import HttpResponse
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"

@@ -5,8 +5,9 @@ import io
 
 from django.conf import settings
 
-from jobcost.api.errors import NotFound, PayloadTooLarge, json_error_response
-from jobcost.api.ids import new_id
+from audit.ids import new_id
+from jobcost.api.errors import json_error_response
+from jobcost.errors import NotFound, PayloadTooLarge
 
 
 class RequestIdMiddleware:

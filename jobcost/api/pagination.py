@@ -18,7 +18,7 @@ from django.db.models import Q, QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100

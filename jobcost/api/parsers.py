@@ -13,7 +13,7 @@ from decimal import Decimal
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 
 
 def _refuse_constant(name: str):

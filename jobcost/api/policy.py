@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from jobcost.api.errors import Forbidden
+from jobcost.errors import Forbidden
 from jobcost.models import Role
 
 READ = "read"

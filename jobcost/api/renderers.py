@@ -6,6 +6,8 @@ from decimal import Decimal
 
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
+from audit.values import format_timestamp
+
 
 class _Encoder(json.JSONEncoder):
     def default(self, o):
@@ -17,11 +19,6 @@ class _Encoder(json.JSONEncoder):
         if isinstance(o, datetime.date):
             return o.isoformat()
         return super().default(o)
-
-
-def format_timestamp(value: datetime.datetime) -> str:
-    """ISO 8601 in UTC with a `Z` and whole seconds: `2026-11-20T14:03:07Z`."""
-    return value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class JobcostJSONRenderer(JSONRenderer):

@@ -7,11 +7,10 @@ into clean code (README "OpenAPI schema and SDKs").
 - Every enum is named once in `components` and referenced: a filter's enum is the model's
   enum component with the same values; an `expand[]` enum is one component per serializer.
 - A `$ref` never has siblings (they would be ignored): `allOf: [$ref]` carries them.
-- An event's `data.object` is one of the resource schemas, told apart by `object`.
 - An agent-action proposal is one of five shapes, told apart by `action`, each carrying the
   real endpoint's request schema as `payload`.
-- Webhook `events` items are the catalogue plus `*`, `url` is a URI, `api_version` the enum;
-  an invoice's `amount` is at least 1 cent.
+- An invoice's `amount` is at least 1 cent. (The webhook fields and the event's
+  `data.object` are `webhooks.schema_hooks`.)
 - Each create links to the operations on the object it made (`links` of its 201).
 """
 
@@ -25,7 +24,6 @@ from django.utils.module_loading import import_string
 
 from jobcost.api.schema import ENUM_NAME_KEY
 from jobcost.services.agent_actions import KINDS
-from webhooks.catalogue import CATALOGUE, RESOURCES
 
 SCHEMAS = "#/components/schemas/"
 # Enum names for query filters whose values match no model enum component.
@@ -41,9 +39,9 @@ def package_version(api_version: str) -> str:
 
 
 def postprocess_schema_exact(result, generator, **kwargs):
-    """The passes above, in order; returns a changed copy of the document (its components
-    include SPECTACULAR_SETTINGS["APPEND_COMPONENTS"] themselves, which must stay as they are
-    for the next generation)."""
+    """The first passes: the version, exact money bounds. Returns a changed copy of the
+    document (its components include SPECTACULAR_SETTINGS["APPEND_COMPONENTS"] themselves,
+    which must stay as they are for the next generation); the later hooks change that copy."""
     result = copy.deepcopy(result)
     schemas = result["components"]["schemas"]
     dated = settings.JOBCOST_API_VERSIONS[-1]
@@ -54,10 +52,16 @@ def postprocess_schema_exact(result, generator, **kwargs):
         "enum": list(settings.JOBCOST_API_VERSIONS),
         "description": "A dated API version (the `Jobcost-Version` header).",
     }
-    _webhook_fields(schemas)
     for name in ("InvoiceCreateRequest", "PatchedInvoiceUpdateRequest"):
         schemas[name]["properties"]["amount"]["minimum"] = 1  # 0 is 400 parameter_invalid
-    _event_object(schemas)
+    return result
+
+
+def postprocess_schema_shapes(result, generator, **kwargs):
+    """The passes that follow every app's own fields (the webhooks' come between, from
+    `webhooks.schema_hooks`): agent-action proposals, enums named once, `$ref`s without
+    siblings, links from creates."""
+    schemas = result["components"]["schemas"]
     _agent_action_proposal(schemas)
     _hoist_enums(result)
     _wrap_refs(result)
@@ -90,37 +94,6 @@ def _links(result: dict) -> None:
 
 def _ref(name: str) -> dict:
     return {"$ref": SCHEMAS + name}
-
-
-def _webhook_fields(schemas: dict) -> None:
-    schemas["WebhookEventSelectorEnum"] = {
-        "type": "string",
-        "enum": [*sorted(CATALOGUE), "*"],
-        "description": "An event type of the catalogue, or `*` for every type.",
-    }
-    for name in ("WebhookEndpointCreateRequest", "PatchedWebhookEndpointUpdateRequest"):
-        props = schemas[name]["properties"]
-        props["url"]["format"] = "uri"
-        props["events"]["items"] = _ref("WebhookEventSelectorEnum")
-        if "api_version" in props:
-            props["api_version"] = {
-                "allOf": [_ref("JobcostVersion")],
-                "description": "The version events are rendered in; the key's when omitted.",
-            }
-
-
-def _event_object(schemas: dict) -> None:
-    """`data.object`: the resource, discriminated by its `object` field."""
-    mapping = {
-        object_name: SCHEMAS + import_string(path).__name__.removesuffix("Serializer")
-        for object_name, (_prefix, path) in sorted(RESOURCES.items())
-    }
-    data = schemas["EventData"]["properties"]
-    data["object"] = {
-        "oneOf": [{"$ref": ref} for ref in mapping.values()],
-        "discriminator": {"propertyName": "object", "mapping": mapping},
-        "description": "The object as a GET returned it after the change.",
-    }
 
 
 def _agent_action_proposal(schemas: dict) -> None:

@@ -3,7 +3,7 @@ request."""
 
 from django.conf import settings
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 
 HEADER = "Jobcost-Version"
 

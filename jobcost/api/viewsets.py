@@ -17,15 +17,15 @@ from rest_framework import viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from audit.context import Actor, _current, set_idempotency_key
+from audit.context import Actor, set_idempotency_key, start_acting, stop_acting
+from audit.ids import has_prefix
 from jobcost.api import idempotency, ratelimit
-from jobcost.api.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.api.expand import expand, parse_expand
 from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
-from jobcost.api.ids import has_prefix
-from jobcost.api.scope import Scope
 from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
+from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
+from jobcost.scope import Scope
 
 WRITE_METHODS = ("POST", "PATCH")
 # JSON is UTF-8 (RFC 8259 §8.1); a body declared in any other charset is 415, never decoded as
@@ -95,7 +95,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             response = self.handle_exception(exc)
         finally:
             if self._actor_token is not None:
-                _current.reset(self._actor_token)
+                stop_acting(self._actor_token)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         return self.response
 
@@ -118,7 +118,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
         request.version = version
         request._request.jobcost_version = version
         self.scope = Scope.for_key(key)
-        self._actor_token = _current.set(
+        self._actor_token = start_acting(
             Actor(
                 type="api_key",
                 id=key.pk,

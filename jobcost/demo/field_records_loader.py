@@ -11,7 +11,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 from audit.context import Actor, acting_as
-from jobcost.api.scope import Scope
 from jobcost.demo import field_records as data
 from jobcost.demo import progress
 from jobcost.demo import school_addition as setup
@@ -27,6 +26,7 @@ from jobcost.models import (
     Role,
     Vendor,
 )
+from jobcost.scope import Scope
 from jobcost.services.agent_actions import agent_action_propose
 from jobcost.services.api_keys import api_key_create
 from jobcost.services.change_orders import change_order_update

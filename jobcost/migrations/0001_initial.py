@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('acct',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('acct',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('name', models.CharField(max_length=200, unique=True)),
                 ('rate_limit_per_second', models.PositiveIntegerField(blank=True, null=True)),
                 ('rate_limit_burst', models.PositiveIntegerField(blank=True, null=True)),
@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('own',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('own',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('name', models.CharField(max_length=200)),
                 ('email', models.EmailField(blank=True, max_length=254)),
                 ('address', models.TextField(blank=True)),
@@ -46,7 +46,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('prj',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('prj',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.CharField(max_length=60)),
                 ('name', models.CharField(max_length=200)),
                 ('status', models.CharField(choices=[('bid', 'Bid'), ('active', 'Active'), ('closeout', 'Closeout'), ('closed', 'Closed')], default='bid', max_length=16)),
@@ -63,7 +63,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('cc',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('cc',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('code', models.CharField(max_length=40)),
                 ('name', models.CharField(max_length=200)),
                 ('cost_type', models.CharField(choices=[('labor', 'Labor'), ('material', 'Material'), ('equipment', 'Equipment'), ('subcontract', 'Subcontract'), ('other', 'Other')], default='other', max_length=16)),
@@ -77,7 +77,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('bl',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('bl',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('original_amount', models.BigIntegerField(default=0)),
                 ('approved_changes', models.BigIntegerField(default=0, editable=False)),
                 ('committed', models.BigIntegerField(default=0, editable=False)),
@@ -93,7 +93,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('key',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('key',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('name', models.CharField(blank=True, max_length=200)),
                 ('role', models.CharField(choices=[('admin', 'Admin'), ('manager', 'Manager'), ('member', 'Member'), ('viewer', 'Viewer'), ('agent', 'Agent')], max_length=16)),
                 ('secret_hash', models.CharField(editable=False, max_length=64, unique=True)),
@@ -112,7 +112,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('vnd',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('vnd',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('name', models.CharField(max_length=200)),
                 ('email', models.EmailField(blank=True, max_length=254)),
                 ('tax_id_last4', models.CharField(blank=True, max_length=4)),
@@ -125,7 +125,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('cmt',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('cmt',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.CharField(max_length=60)),
                 ('type', models.CharField(choices=[('subcontract', 'Subcontract'), ('purchase_order', 'Purchase order')], max_length=20)),
                 ('status', models.CharField(choices=[('draft', 'Draft'), ('executed', 'Executed'), ('closed', 'Closed'), ('void', 'Void')], default='draft', max_length=16)),

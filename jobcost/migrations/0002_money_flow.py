@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('inv',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('inv',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.CharField(max_length=60)),
                 ('invoice_date', models.DateField()),
                 ('due_date', models.DateField(blank=True, null=True)),
@@ -54,7 +54,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('lw',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('lw',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('type', models.CharField(choices=[('conditional_progress', 'Conditional progress'), ('unconditional_progress', 'Unconditional progress'), ('conditional_final', 'Conditional final'), ('unconditional_final', 'Unconditional final')], max_length=32)),
                 ('amount', models.BigIntegerField()),
                 ('through_date', models.DateField()),
@@ -73,7 +73,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('pa',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('pa',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.PositiveIntegerField()),
                 ('status', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('approved', 'Approved (certified)'), ('paid', 'Paid')], default='draft', max_length=16)),
                 ('format', models.CharField(choices=[('aia_g702_g703', 'AIA G702/G703'), ('custom', 'Custom')], default='aia_g702_g703', max_length=20)),
@@ -95,7 +95,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('co',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('co',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.CharField(max_length=60)),
                 ('title', models.CharField(max_length=200)),
                 ('description', models.TextField(blank=True)),

@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('dl',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('dl',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('date', models.DateField()),
                 ('weather', models.CharField(blank=True, max_length=200)),
                 ('notes', models.TextField(blank=True)),
@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('rfi',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('rfi',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('number', models.CharField(max_length=60)),
                 ('subject', models.CharField(max_length=200)),
                 ('question', models.TextField()),
@@ -75,7 +75,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('aa',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('aa',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('action', models.CharField(choices=[('invoice.code', 'Code an invoice'), ('change_order.create', 'Create a change order'), ('rfi.create', 'Create an RFI'), ('daily_log.create', 'Create a daily log'), ('budget.update', 'Update a budget line')], max_length=32)),
                 ('target', models.CharField(blank=True, max_length=40)),
                 ('payload', models.JSONField()),

@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('imp',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('imp',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('actor_type', models.CharField(default='system', max_length=16)),
                 ('actor_id', models.CharField(blank=True, default='', max_length=150)),
                 ('actor_role', models.CharField(blank=True, default='', max_length=16)),

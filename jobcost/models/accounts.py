@@ -4,10 +4,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from jobcost.models.base import TimestampedModel, prefixed_id
+from audit.audited import Audited
+from audit.ids import prefixed_id
+from jobcost.models.base import TimestampedModel
 
 
-class Account(TimestampedModel):
+class Account(Audited, TimestampedModel):
     """A contractor company. Every object belongs to exactly one account.
 
     `rate_limit_per_second` / `rate_limit_burst` override the settings' token bucket
@@ -37,12 +39,13 @@ class Role(models.TextChoices):
     AGENT = "agent", "Agent"
 
 
-class ApiKey(TimestampedModel):
+class ApiKey(Audited, TimestampedModel):
     """A Bearer key. Only the SHA-256 of the secret is stored; `secret_hint` keeps the
     environment prefix and last 4 characters for display. Optionally restricted to projects:
     then every other project and its children are invisible to it."""
 
     OBJECT = "api_key"
+    AUDIT_SKIP = frozenset({"secret_hash"})  # never on the trail, even hashed
     id = prefixed_id("key")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="api_keys")
     name = models.CharField(max_length=200, blank=True)

@@ -7,8 +7,10 @@ and service function (see `jobcost.services.agent_actions`)."""
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.projects import Project
 
 
@@ -27,7 +29,7 @@ class AgentActionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class AgentAction(TimestampedModel):
+class AgentAction(Audited, TimestampedModel):
     """A proposed change: `action` on `target` (an ID, for `invoice.code` and
     `budget.update`) with `payload` (the real endpoint's body) and `rationale`.
 

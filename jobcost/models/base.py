@@ -1,16 +1,7 @@
-"""Shared model pieces: prefixed IDs, timestamps, account ownership."""
+"""Shared model pieces: timestamps, the list index, loaded relations (IDs: `audit.ids`)."""
 
 from django.db import models
 from django.utils import timezone
-
-from jobcost.api.ids import id_factory
-
-
-def prefixed_id(prefix: str) -> models.CharField:
-    """The primary key field: `<prefix>_<opaque>` generated in Python, never a sequence."""
-    return models.CharField(
-        primary_key=True, max_length=40, default=id_factory(prefix), editable=False
-    )
 
 
 class TimestampedModel(models.Model):

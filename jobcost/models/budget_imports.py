@@ -4,8 +4,9 @@ from a spreadsheet", docs/budget-import.md)."""
 from django.db import models
 from django.db.models import Q
 
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.projects import Project
 
 

@@ -4,8 +4,10 @@ purchase order (docs/resources.md, change_order)."""
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded
 from jobcost.models.commitments import Commitment
 from jobcost.models.projects import CostCode, Project
 
@@ -23,7 +25,7 @@ class ChangeOrderStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
-class ChangeOrder(TimestampedModel):
+class ChangeOrder(Audited, TimestampedModel):
     """A change to the prime contract (`owner`) or to a commitment (`commitment`).
 
     `amount` (cents) may be negative (deductive). Its lines sum to it. Once an owner change

@@ -3,8 +3,10 @@
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.parties import Vendor
 from jobcost.models.projects import CostCode, Project
 
@@ -21,7 +23,7 @@ class CommitmentStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
-class Commitment(TimestampedModel):
+class Commitment(Audited, TimestampedModel):
     """A subcontract or purchase order with a vendor.
 
     Stored money (cents): `original_amount`, `approved_changes` (approved commitment change

@@ -4,13 +4,15 @@ site (manpower rows), notes and delays."""
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded
 from jobcost.models.parties import Vendor
 from jobcost.models.projects import Project
 
 
-class DailyLog(TimestampedModel):
+class DailyLog(Audited, TimestampedModel):
     """The superintendent's record of one day on one project (unique per project and date)."""
 
     OBJECT = "daily_log"

@@ -3,8 +3,10 @@
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded
 from jobcost.models.commitments import Commitment
 from jobcost.models.parties import Vendor
 from jobcost.models.projects import CostCode, Project
@@ -18,7 +20,7 @@ class InvoiceStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
-class Invoice(TimestampedModel):
+class Invoice(Audited, TimestampedModel):
     """A vendor's bill against an executed commitment.
 
     `amount` (cents) is the gross billed; `retainage_amount = round(amount × retainage_pct /

@@ -3,8 +3,10 @@
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.commitments import Commitment
 from jobcost.models.invoices import Invoice
 from jobcost.models.parties import Vendor
@@ -24,7 +26,7 @@ class LienWaiverStatus(models.TextChoices):
     REJECTED = "rejected", "Rejected"
 
 
-class LienWaiver(TimestampedModel):
+class LienWaiver(Audited, TimestampedModel):
     """A vendor's waiver of lien rights through a date, for an amount (cents).
 
     It belongs to the billing period that holds `through_date`; its `pay_app` is the pay app

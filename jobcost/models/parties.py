@@ -3,11 +3,13 @@
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 
 
-class Owner(TimestampedModel):
+class Owner(Audited, TimestampedModel):
     """The project owner: the party the contractor bills with pay apps."""
 
     OBJECT = "owner"
@@ -25,7 +27,7 @@ class Owner(TimestampedModel):
         return self.name
 
 
-class Vendor(TimestampedModel):
+class Vendor(Audited, TimestampedModel):
     """A subcontractor or supplier the contractor commits money to."""
 
     OBJECT = "vendor"

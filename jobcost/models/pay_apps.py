@@ -4,8 +4,10 @@
 from django.db import models
 from django.db.models import F, Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.projects import CostCode, Project
 
 
@@ -24,7 +26,7 @@ class PayAppFormat(models.TextChoices):
     CUSTOM = "custom", "Custom"
 
 
-class PayApp(TimestampedModel):
+class PayApp(Audited, TimestampedModel):
     """One application for payment for a billing period.
 
     The G702 figures are computed from the G703 lines (`selectors.pay_apps`). On submit, the

@@ -3,9 +3,11 @@
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.figures import BudgetFigures
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, loaded, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index, loaded
 from jobcost.models.parties import Owner
 
 
@@ -16,7 +18,7 @@ class ProjectStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-class Project(TimestampedModel):
+class Project(Audited, TimestampedModel):
     """A construction job under a prime contract with an owner.
 
     Stored money: `contract_amount` (original contract, cents) and `approved_changes` (sum of
@@ -71,7 +73,7 @@ class CostType(models.TextChoices):
     OTHER = "other", "Other"
 
 
-class CostCode(TimestampedModel):
+class CostCode(Audited, TimestampedModel):
     """A line of the job's cost breakdown (e.g. CSI `03-300` Cast-in-place concrete).
 
     `scheduled_value` is this code's share of the contract: its G703 row (cents).
@@ -105,7 +107,7 @@ class CostCode(TimestampedModel):
         return self.project.currency
 
 
-class BudgetLine(BudgetFigures, TimestampedModel):
+class BudgetLine(Audited, BudgetFigures, TimestampedModel):
     """The cost budget of one cost code (one per project and cost code).
 
     Stored: `original_amount`, `approved_changes` (from owner change orders' budget amounts),
@@ -118,6 +120,8 @@ class BudgetLine(BudgetFigures, TimestampedModel):
     """
 
     OBJECT = "budget_line"
+    # The PATCHable `cost_to_complete` is stored as the estimate (null while computed).
+    AUDIT_NAMES = {"cost_to_complete_estimate": "cost_to_complete"}
     COLLECTION = "budgets"
     id = prefixed_id("bl")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")

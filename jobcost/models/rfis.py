@@ -4,8 +4,10 @@ project, answered and closed; change orders link to the RFI that caused them."""
 from django.db import models
 from django.db.models import Q
 
+from audit.audited import Audited
+from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
-from jobcost.models.base import TimestampedModel, list_index, prefixed_id
+from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.projects import Project
 
 
@@ -15,7 +17,7 @@ class RfiStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-class Rfi(TimestampedModel):
+class Rfi(Audited, TimestampedModel):
     """An RFI: `open` → `answered` (an answer is recorded) → `closed`; an open RFI may also
     be closed unanswered (withdrawn). `cost_impact` flags that it may lead to a change order."""
 

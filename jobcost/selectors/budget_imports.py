@@ -2,8 +2,8 @@
 
 from django.db.models import QuerySet
 
-from jobcost.api.scope import Scope
 from jobcost.models import BudgetImport
+from jobcost.scope import Scope
 
 
 def budget_import_list(scope: Scope) -> QuerySet[BudgetImport]:

@@ -18,7 +18,6 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from jobcost.api.scope import Scope
 from jobcost.models import (
     CERTIFIED_STATUSES,
     AgentAction,
@@ -36,6 +35,7 @@ from jobcost.models import (
     Rfi,
     Vendor,
 )
+from jobcost.scope import Scope
 from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.selectors.rollups import projected_cost_expr
 

@@ -30,10 +30,10 @@ from django.utils.module_loading import import_string
 from rest_framework import serializers
 
 from audit.context import current_actor
-from jobcost.api.errors import ApiError, Forbidden, InvalidRequest, NotFound, translate
-from jobcost.api.ids import has_prefix
-from jobcost.api.scope import Scope
+from audit.ids import has_prefix
+from jobcost.errors import ApiError, Forbidden, InvalidRequest, NotFound, translate
 from jobcost.models import AgentAction, AgentActionStatus, BudgetLine, Invoice, Project, Role
+from jobcost.scope import Scope
 from jobcost.services.change_orders import change_order_create
 from jobcost.services.common import (
     ensure_project_open,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import string
 
@@ -9,12 +10,17 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.authentication import hash_secret
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.models import Account, ApiKey, Project, Role
-from jobcost.services.common import save_audited
+from jobcost.services.common import lock, save_audited
 
 _ALPHABET = string.ascii_letters + string.digits
+
+
+def hash_secret(secret: str) -> str:
+    """SHA-256 hex of a key's secret, the only form stored; the secret has ≥190 random bits,
+    so no salt or KDF is needed."""
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 @transaction.atomic
@@ -65,7 +71,7 @@ def api_key_create(
 @transaction.atomic
 def api_key_revoke(*, api_key_id: str) -> ApiKey:
     """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent."""
-    key = ApiKey.objects.select_for_update().get(pk=api_key_id)
+    key = lock(ApiKey, api_key_id)
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         save_audited(key, action="revoked")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.models import PERSON_ROLES, Account, Membership, Project
 
 

@@ -28,8 +28,8 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from audit.context import Actor, acting_as, current_actor
-from jobcost.api.errors import ApiError, Conflict, InvalidRequest
 from jobcost.budget_files import COLUMN_OF, MONEY_KEYS, FileRefused, parse_budget_file
+from jobcost.errors import ApiError, Conflict, InvalidRequest
 from jobcost.models import BudgetImport, BudgetImportStatus, Project
 from jobcost.services.common import ensure_project_open
 from jobcost.services.cost_codes import RowsRefused, cost_codes_check_many, cost_codes_create_many

@@ -14,8 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.context import current_actor
-from audit.signals import record_created
-from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from audit.services import record_created
+from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     ChangeOrder,
     ChangeOrderKind,
@@ -181,10 +181,9 @@ def change_order_create(
         rfi=rfi,
         amount=amount,
     )
-    change_order._audit_extra = {"lines": {"before": None, "after": _lines_audit(lines)}}
     save_audited(change_order, defer_created=True)
     _write_lines(change_order, lines)
-    record_created(change_order)
+    record_created(change_order, extra={"lines": {"before": None, "after": _lines_audit(lines)}})
     return change_order
 
 
@@ -209,6 +208,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
         _ensure_number_free(project.pk, changes["number"])
     for field, value in changes.items():
         setattr(change_order, field, value)
+    extra = None
     if lines is None:
         lines = [
             {
@@ -231,9 +231,9 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
             for line in change_order.lines.all()
         ]
         lines = _check_lines(project, change_order.amount, lines)
-        change_order._audit_extra = {"lines": {"before": before, "after": _lines_audit(lines)}}
+        extra = {"lines": {"before": before, "after": _lines_audit(lines)}}
         _write_lines(change_order, lines)
-    return save_audited(change_order)
+    return save_audited(change_order, extra=extra)
 
 
 @transaction.atomic

@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import InvalidRequest, ValidationFailed
+from jobcost.errors import InvalidRequest, ValidationFailed
 from jobcost.models import (
     Commitment,
     CommitmentStatus,

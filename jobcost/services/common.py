@@ -8,7 +8,9 @@ from typing import TypeVar
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest
+from audit import services as audit
+from audit.audited import Audited
+from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
 
 M = TypeVar("M", bound=models.Model)
@@ -26,31 +28,32 @@ def ensure_project_open(project: Project) -> None:
 
 def lock_open_project(project_id: str) -> Project:
     """Lock the project row (so it cannot close under a child write) and check it is open."""
-    project = Project.objects.select_for_update().get(pk=project_id)
+    project = Project.objects.select_for_update().get(pk=project_id).track()
     ensure_project_open(project)
     return project
 
 
 def lock(model: type[M], pk: str) -> M:
-    """Re-read one row under `SELECT … FOR UPDATE` for a state change."""
-    return model.objects.select_for_update().get(pk=pk)
+    """Re-read one row under `SELECT … FOR UPDATE` for a state change; an audited row is
+    tracked (`Audited.track`), so its entry's `before` values need no second read."""
+    obj = model.objects.select_for_update().get(pk=pk)
+    return obj.track() if isinstance(obj, Audited) else obj
 
 
 def save_audited(
-    instance: M, *, action: str | None = None, note: str = "", defer_created: bool = False
+    instance: M,
+    *,
+    action: str | None = None,
+    note: str = "",
+    extra: dict | None = None,
+    defer_created: bool = False,
 ) -> M:
-    """Save and let the audit signal name the transition (`executed`, …) and note.
-    `defer_created`: a new object whose child rows come next; call
-    `audit.signals.record_created(instance)` once they are written."""
-    if defer_created:
-        instance._audit_defer_created = True
-    if action:
-        instance._audit_action = action
-    if note:
-        instance._audit_note = note
+    """Check the model's field rules (`clean_fields`), then save through the audit trail
+    (`audit.services.save`): `action` names the transition (`executed`, …), `note` says why,
+    `extra` adds changes held by child rows. `defer_created`: a new object whose child rows
+    come next; call `audit.services.record_created(instance)` once they are written."""
     clean_fields(instance)
-    instance.save()
-    return instance
+    return audit.save(instance, action=action, note=note, extra=extra, defer=defer_created)
 
 
 def clean_fields(instance: models.Model) -> None:
@@ -67,7 +70,7 @@ def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
     first). On PostgreSQL it is one `UPDATE … FROM unnest(<one array per column>)`, whose
     cost hardly grows with the rows (`QuerySet.bulk_update` builds a CASE per row and field:
     seconds for a thousand rows; README "Limits"); elsewhere `bulk_update`. Sends no signal:
-    callers write the audit entries (`audit.signals.record_updated_many`)."""
+    callers write the audit entries (`audit.services.record_updated_many`)."""
     if not instances:
         return
     if connection.vendor != "postgresql":

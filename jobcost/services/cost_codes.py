@@ -17,8 +17,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from audit.signals import record_created, record_created_many, record_updated_many
-from jobcost.api.errors import Conflict, ValidationFailed
+from audit.services import record_created, record_created_many, record_updated_many
+from jobcost.errors import Conflict, ValidationFailed
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.money import cents_problem
 from jobcost.services.common import (
@@ -298,7 +298,7 @@ def budget_line_adjust(
     """Move a budget line's stored counters by the given deltas (cents) under its row lock,
     stamping `updated_at` and appending an audit entry with before/after and `note`. Called
     inside the transaction of the change that causes it (execute, approval, …)."""
-    line = BudgetLine.objects.select_for_update().get(cost_code_id=cost_code_id)
+    line = BudgetLine.objects.select_for_update().get(cost_code_id=cost_code_id).track()
     line.committed += committed
     line.actual += actual
     line.approved_changes += approved_changes
@@ -318,11 +318,12 @@ def budget_lines_adjust(*, deltas: dict[str, dict[str, int]], note: str) -> list
     in one INSERT. Returns the lines in lock order. Called inside the causing transaction."""
     if not deltas:
         return []
-    lines = list(
-        BudgetLine.objects.select_for_update()
+    lines = [
+        line.track()
+        for line in BudgetLine.objects.select_for_update()
         .filter(cost_code_id__in=list(deltas))
         .order_by("cost_code_id")
-    )
+    ]
     now = timezone.now()
     for line in lines:
         for counter, cents in deltas[line.cost_code_id].items():

@@ -6,7 +6,7 @@ import datetime
 
 from django.db import transaction
 
-from audit.signals import record_created
+from audit.services import record_created
 from audit.values import json_value
 from jobcost.models import DailyLog, DailyLogManpower, Project
 from jobcost.services.common import (
@@ -92,10 +92,9 @@ def daily_log_create(
         notes=notes,
         delays=delays,
     )
-    log._audit_extra = {"manpower": {"before": None, "after": _manpower_audit(rows)}}
     save_audited(log, defer_created=True)
     _write_manpower(log, rows)
-    record_created(log)
+    record_created(log, extra={"manpower": {"before": None, "after": _manpower_audit(rows)}})
     return log
 
 
@@ -108,6 +107,7 @@ def daily_log_update(*, daily_log_id: str, changes: dict) -> DailyLog:
     changes = dict(changes)
     rows = changes.pop("manpower", None)
     apply_changes(log, changes, WRITABLE)
+    extra = None
     if "date" in changes:
         _ensure_day_free(log.project_id, log.date, exclude_pk=log.pk)
     if rows is not None:
@@ -121,6 +121,6 @@ def daily_log_update(*, daily_log_id: str, changes: dict) -> DailyLog:
             }
             for row in log.manpower.all()
         ]
-        log._audit_extra = {"manpower": {"before": before, "after": _manpower_audit(rows)}}
+        extra = {"manpower": {"before": before, "after": _manpower_audit(rows)}}
         _write_manpower(log, rows)
-    return save_audited(log)
+    return save_audited(log, extra=extra)

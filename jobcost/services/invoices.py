@@ -15,7 +15,7 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     Commitment,
     CommitmentStatus,
@@ -161,9 +161,10 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
         setattr(invoice, field, value)
     invoice.retainage_amount = percent_of(invoice.amount, invoice.retainage_pct)
     action = None
+    extra = None
     if lines is not None:
         _check_lines(invoice, lines)
-        invoice._audit_extra = {
+        extra = {
             "lines": {
                 "before": [
                     {"cost_code": line.cost_code_id, "amount": line.amount}
@@ -188,7 +189,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
             {"cost_code": line.cost_code, "amount": line.amount} for line in invoice.lines.all()
         ]
         _check_lines(invoice, coded)
-    return save_audited(invoice, action=action)
+    return save_audited(invoice, action=action, extra=extra)
 
 
 @transaction.atomic

@@ -7,7 +7,7 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.models import (
     Commitment,
     Invoice,

@@ -16,9 +16,8 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from audit.services import audit_record
-from audit.signals import record_created
-from jobcost.api.errors import Conflict, InvalidRequest, ValidationFailed
+from audit.services import record, record_created
+from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     CERTIFIED_STATUSES,
     ChangeOrder,
@@ -175,10 +174,8 @@ def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> N
     ) + 1
     _change_order_line(pay_app, change_order, position, 0).save()
     change_order.pay_app = pay_app
-    audit_record(
-        target_type=PayApp.OBJECT,
-        target_id=pay_app.pk,
-        account_id=pay_app.account_id,
+    record(
+        pay_app,
         action="lines_updated",
         changes={f"lines.{change_order.number}": {"before": None, "after": change_order.amount}},
         note=f"Change order {change_order.number} landed as its own G703 row.",
@@ -272,10 +269,8 @@ def pay_app_update(
         ensure_g702_totals(pay_app, _figures(pay_app), param="lines")
     save_audited(pay_app)
     if changes:
-        audit_record(
-            target_type=PayApp.OBJECT,
-            target_id=pay_app.pk,
-            account_id=pay_app.account_id,
+        record(
+            pay_app,
             action="lines_updated",
             changes=changes,
         )
@@ -329,10 +324,8 @@ def pay_app_submit(
     pay_app.certified_earned_less_retainage = figures.total_earned_less_retainage
     save_audited(pay_app, action="submitted", note=note)
     if missing:
-        audit_record(
-            target_type=PayApp.OBJECT,
-            target_id=pay_app.pk,
-            account_id=pay_app.account_id,
+        record(
+            pay_app,
             action="waiver_override",
             changes={"lien_waivers_missing": {"before": None, "after": [v.pk for v in missing]}},
             note=note,

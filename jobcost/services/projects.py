@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from jobcost.api.errors import Conflict, InvalidRequest
+from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Owner, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,

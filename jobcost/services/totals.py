@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from django.db.models import F, Max, Sum
 from django.db.models.functions import Abs
 
-from jobcost.api.errors import ValidationFailed
+from jobcost.errors import ValidationFailed
 from jobcost.models import BudgetLine, Commitment, PayApp, Project
 from jobcost.money import MONEY_MAX, format_dollars
 from jobcost.selectors.g702 import G702

@@ -3,13 +3,13 @@
 
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import AgentActionFilter
 from jobcost.serializers.agent_actions import AgentActionCreateSerializer, AgentActionSerializer
 from jobcost.serializers.change_orders import ReasonSerializer
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.services import agent_actions
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc
 
 PAYLOAD_ERRORS = (

@@ -19,13 +19,13 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from audit.views import AuditTrailMixin
-from jobcost.api.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.api.viewsets import UTF8_NAMES, JobcostViewSet
 from jobcost.budget_files import CSV, EXTENSIONS_FORMATS, MEDIA_TYPES, XLSX
+from jobcost.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.filters import BudgetImportFilter
 from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.services import budget_imports
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import list_doc, retrieve_doc
 
 MULTIPART = "multipart/form-data"

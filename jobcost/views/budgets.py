@@ -1,6 +1,5 @@
 """/v1/cost-codes and /v1/budgets (rules in `services.cost_codes`)."""
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import BudgetLineFilter, CostCodeFilter
 from jobcost.serializers.budgets import (
@@ -11,6 +10,7 @@ from jobcost.serializers.budgets import (
     CostCodeUpdateSerializer,
 )
 from jobcost.services import cost_codes
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 
 

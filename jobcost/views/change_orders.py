@@ -2,7 +2,6 @@
 
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import ChangeOrderFilter
 from jobcost.serializers.change_orders import (
@@ -13,6 +12,7 @@ from jobcost.serializers.change_orders import (
 )
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.services import change_orders
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
 
 

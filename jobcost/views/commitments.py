@@ -3,7 +3,6 @@
 
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import CommitmentFilter
 from jobcost.serializers.commitments import (
@@ -13,6 +12,7 @@ from jobcost.serializers.commitments import (
     EmptySerializer,
 )
 from jobcost.services import commitments
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
 
 

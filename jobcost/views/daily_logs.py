@@ -1,6 +1,5 @@
 """/v1/daily-logs: create, list, retrieve, PATCH (rules in `services.daily_logs`)."""
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import DailyLogFilter
 from jobcost.serializers.daily_logs import (
@@ -9,6 +8,7 @@ from jobcost.serializers.daily_logs import (
     DailyLogUpdateSerializer,
 )
 from jobcost.services import daily_logs
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 
 

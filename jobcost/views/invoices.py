@@ -2,7 +2,6 @@
 
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import InvoiceFilter, LienWaiverFilter
 from jobcost.serializers.commitments import EmptySerializer
@@ -15,6 +14,7 @@ from jobcost.serializers.invoices import (
     LienWaiverUpdateSerializer,
 )
 from jobcost.services import invoices, lien_waivers
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
 
 

@@ -1,6 +1,5 @@
 """/v1/owners and /v1/vendors."""
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import OwnerFilter, VendorFilter
 from jobcost.serializers.parties import (
@@ -12,6 +11,7 @@ from jobcost.serializers.parties import (
     VendorUpdateSerializer,
 )
 from jobcost.services import parties
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 
 

@@ -5,11 +5,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
-from jobcost.api.errors import InvalidRequest
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
+from jobcost.errors import InvalidRequest
 from jobcost.filters import PayAppFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.pay_apps import (
@@ -21,6 +20,7 @@ from jobcost.serializers.pay_apps import (
     PayAppUpdateSerializer,
 )
 from jobcost.services import pay_apps
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import (
     action_doc,
     create_doc,

@@ -1,7 +1,6 @@
 """/v1/projects: create, list (status filter), retrieve with rollups, PATCH with the status
 machine (rules in `services.projects`)."""
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import ProjectFilter
 from jobcost.serializers.projects import (
@@ -10,6 +9,7 @@ from jobcost.serializers.projects import (
     ProjectUpdateSerializer,
 )
 from jobcost.services import projects
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.budget_imports import BudgetImportUploadMixin
 from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 

@@ -13,7 +13,6 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.utils.mediatypes import _MediaType
 
-from jobcost.api.errors import InvalidRequest, NotFound
 from jobcost.api.filters import IsoDateField
 from jobcost.api.pagination import page_after, parse_limit
 from jobcost.api.renderers import JobcostJSONRenderer
@@ -26,6 +25,7 @@ from jobcost.documents.report_files import (
     render_csv,
     render_xlsx,
 )
+from jobcost.errors import InvalidRequest, NotFound
 from jobcost.models import Project
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import job_cost_report, transactions_report

@@ -2,12 +2,12 @@
 
 from rest_framework.decorators import action
 
-from audit.views import AuditTrailMixin
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.filters import RfiFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.rfis import RfiCreateSerializer, RfiSerializer, RfiUpdateSerializer
 from jobcost.services import rfis
+from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, update_doc
 
 

@@ -4,7 +4,7 @@ rules (DEVELOPERS.md: no rule is checked only in a serializer)."""
 
 import pytest
 
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.models import Commitment, Project
 from jobcost.services import commitments, cost_codes, invoices, parties, projects
 from tests.factories import (

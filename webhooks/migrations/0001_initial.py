@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import functools
-import jobcost.api.ids
+import audit.ids
 from django.db import migrations, models
 
 
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Event',
             fields=[
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('evt',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('evt',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('type', models.CharField(max_length=60)),
                 ('api_version', models.CharField(max_length=40)),
                 ('project_id', models.CharField(blank=True, max_length=40, null=True)),
@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WebhookDelivery',
             fields=[
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('wd',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('wd',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('status', models.CharField(choices=[('pending', 'Pending'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=16)),
                 ('attempts', models.PositiveSmallIntegerField(default=0)),
                 ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
@@ -70,7 +70,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('id', models.CharField(default=functools.partial(jobcost.api.ids.new_id, *('we',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=functools.partial(audit.ids.new_id, *('we',), **{}), editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('url', models.URLField(max_length=2000)),
                 ('description', models.CharField(blank=True, max_length=500)),
                 ('events', models.JSONField(default=list)),

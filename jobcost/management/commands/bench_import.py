@@ -30,7 +30,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from audit.context import SYSTEM, acting_as
-from jobcost.api.ids import new_id
+from audit.ids import new_id
 from jobcost.models import BudgetImport, CostCode
 from jobcost.services.api_keys import account_get_or_create, api_key_create
 from jobcost.services.parties import owner_create

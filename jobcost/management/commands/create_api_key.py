@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from jobcost.api.errors import ApiError
+from jobcost.errors import ApiError
 from jobcost.management.lookup import account_and_projects
 from jobcost.models import Role
 from jobcost.services.api_keys import api_key_create

@@ -7,7 +7,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from jobcost.api.errors import ApiError
+from jobcost.errors import ApiError
 from jobcost.management.lookup import account_and_projects
 from jobcost.models import PERSON_ROLES
 from jobcost.services.backoffice_users import backoffice_user_create

@@ -18,9 +18,9 @@ and never printed. Create keys to use with `create_api_key`.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from jobcost.api.errors import ApiError
 from jobcost.demo.accountant import USERNAME, demo_accountant_ensure
 from jobcost.demo.loader import DemoSummary, demo_job_load, demo_job_summary
+from jobcost.errors import ApiError
 
 
 def dollars(cents: int) -> str:

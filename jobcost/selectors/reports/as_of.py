@@ -24,7 +24,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from jobcost.api.errors import InvalidRequest
+from jobcost.errors import InvalidRequest
 from jobcost.models import CERTIFIED_STATUSES, PayApp
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import datetime
 
-from jobcost.api.scope import Scope
 from jobcost.models import Project
+from jobcost.scope import Scope
 from jobcost.selectors.reports.as_of import end_of, existing
 from jobcost.selectors.reports.budget_then import budget_lines_then, posted_invoice_lines
 from jobcost.selectors.reports.table import (

@@ -18,8 +18,8 @@ import datetime
 
 from django.db.models import F, Sum
 
-from jobcost.api.scope import Scope
 from jobcost.models import Invoice, Project
+from jobcost.scope import Scope
 from jobcost.selectors.reports.as_of import billing_pay_apps, end_of, existing
 from jobcost.selectors.reports.budget_then import POSTED_STATUSES
 from jobcost.selectors.reports.table import (

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import datetime
 
-from jobcost.api.scope import Scope
 from jobcost.models import Project, ProjectStatus
+from jobcost.scope import Scope
 from jobcost.selectors.reports.as_of import billing_pay_apps, end_of, existing
 from jobcost.selectors.reports.budget_then import budget_lines_then, contracts_then
 from jobcost.selectors.reports.table import (

@@ -4,8 +4,8 @@ revoked through `api_key_revoke`, never edited."""
 import re
 
 from audit.models import AuditEntry
-from jobcost.api.authentication import hash_secret
 from jobcost.models import ApiKey
+from jobcost.services.api_keys import hash_secret
 from tests.conftest import Api, error_of
 from tests.factories import ProjectFactory
 from tests.jobcost.admin.pages import admin_url, errors_of, messages_of

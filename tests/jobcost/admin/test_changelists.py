@@ -1,5 +1,5 @@
 """Every model has a list page that loads with data, shows money as dollars, and costs the
-same number of queries whatever the number of rows (list_select_related, STYLE §10)."""
+same number of queries whatever the number of rows (list_select_related, docs/architecture.md)."""
 
 import pytest
 from django.db import connection

@@ -24,10 +24,10 @@ from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEntry
-from jobcost.api.errors import Forbidden
 from jobcost.api.policy import authorize
 from jobcost.demo import school_addition as data
 from jobcost.demo.loader import demo_job_load
+from jobcost.errors import Forbidden
 from jobcost.models import Account, Membership, Project
 from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import CostCodeFactory, ProjectFactory, make_key

@@ -20,7 +20,6 @@ from jobcost.limits import (
     PAY_APP_LINE_ENTRIES_MAX,
     WEBHOOK_EVENTS_MAX,
 )
-from jobcost.management.commands.bench_bounds import CODE_VALUE, big_project
 from jobcost.models import (
     AgentAction,
     BudgetLine,
@@ -32,6 +31,7 @@ from jobcost.models import (
 )
 from tests.conftest import error_of
 from tests.factories import CommitmentFactory, VendorFactory, make_invoice
+from webhooks.management.commands.bench_bounds import CODE_VALUE, big_project
 from webhooks.models import EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
 SIZE = max(CHANGE_ORDER_LINES_MAX, INVOICE_LINES_MAX, PAY_APP_LINE_ENTRIES_MAX)

@@ -27,7 +27,6 @@ from drf_spectacular.views import SpectacularAPIView
 from packaging.version import Version
 from rest_framework import serializers as drf_serializers
 
-from audit.serializers import AuditEntrySerializer
 from jobcost.api import policy
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.schema import expandable_paths
@@ -42,6 +41,7 @@ from jobcost.models import (
     RfiStatus,
     Role,
 )
+from jobcost.serializers.audit import AuditEntrySerializer
 from jobcost.serializers.budget_imports import BudgetImportSerializer
 from jobcost.serializers.pay_apps import PayAppLineSerializer
 from tests.conftest import error_of

@@ -1,4 +1,4 @@
-"""Reads cost a bounded number of queries whatever their size (docs/computations.md, STYLE §12):
+"""Reads cost a bounded number of queries whatever their size (docs/computations.md):
 every list costs the same for a page of 1 row and a page of 25+, every project retrieve the same
 with 0
 or many budget lines and commitments, and `expand[]` adds one query per level, not per row.

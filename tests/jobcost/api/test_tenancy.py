@@ -6,8 +6,8 @@ entry, webhook endpoint, event or delivery."""
 
 import pytest
 
-from jobcost.api.scope import Scope
 from jobcost.models import BudgetImport, BudgetLine
+from jobcost.scope import Scope
 from jobcost.services.agent_actions import agent_action_propose
 from jobcost.services.budget_imports import budget_import_start
 from jobcost.services.daily_logs import daily_log_create

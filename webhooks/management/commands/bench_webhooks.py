@@ -34,13 +34,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote
 
 import httpx
+from celery import current_app as celery_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM
-from config.celery import app as celery_app
 from jobcost.models import Project
 from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 
 from audit.models import AuditEntry
-from audit.serializers import AuditEntrySerializer
+from jobcost.serializers.audit import AuditEntrySerializer
 from jobcost.views.docs import expand_parameter
 
 

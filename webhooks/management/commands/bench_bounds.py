@@ -14,7 +14,9 @@ against the configured database:
 - PATCH /v1/pay-apps/{id} with `PAY_APP_LINE_ENTRIES_MAX` entries (a pay app of that many
   rows).
 
-It prints, per request, the milliseconds and the number of queries of each run. Needs
+The command lives in `webhooks`, the top app, because it wires a webhook endpoint to the
+job-cost API it times (docs/architecture.md: apps import downwards only). It prints, per
+request, the milliseconds and the number of queries of each run. Needs
 PostgreSQL (`DATABASE_URL`); the bench account and its projects are kept, the endpoint's
 deliveries are deleted after each run (the queued tasks then find nothing to send).
 """

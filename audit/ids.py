@@ -1,12 +1,16 @@
 """Prefixed, opaque object IDs (docs/conventions.md).
 
 An ID is `<prefix>_<24 base62 characters>`: about 142 random bits from `secrets`, URL-safe,
-never derived from a database sequence.
+never derived from a database sequence. Bottom layer: imports nothing of the project. It lives
+in `audit`, the lowest app, because the trail's own entries need IDs and `audit` imports no
+other app (docs/architecture.md).
 """
 
 import secrets
 import string
 from functools import partial
+
+from django.db import models
 
 _ALPHABET = string.ascii_letters + string.digits
 _LENGTH = 24
@@ -36,3 +40,10 @@ def has_prefix(value: str, prefix: str) -> bool:
         return False
     rest = value[len(prefix) + 1 :]
     return 0 < len(rest) <= 64 and all(c in _ALPHABET for c in rest)
+
+
+def prefixed_id(prefix: str) -> models.CharField:
+    """The primary key field: `<prefix>_<opaque>` generated in Python, never a sequence."""
+    return models.CharField(
+        primary_key=True, max_length=40, default=id_factory(prefix), editable=False
+    )
