@@ -27,7 +27,8 @@ class AuditEntry(models.Model):
     """
 
     OBJECT = "audit_entry"
-    id = prefixed_id("aud")
+    PREFIX = "aud"
+    id = prefixed_id(PREFIX)
     account_id = models.CharField(max_length=40, db_index=True)
     target_type = models.CharField(max_length=40)
     target_id = models.CharField(max_length=40)

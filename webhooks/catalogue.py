@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from jobcost.resources import RESOURCES
+
 CATALOGUE: frozenset[str] = frozenset(
     {
         "project.created",
@@ -42,20 +44,12 @@ CATALOGUE: frozenset[str] = frozenset(
     }
 )
 
-# Object name → (event prefix, output serializer): what an event's data.object is.
-RESOURCES: dict[str, tuple[str, str]] = {
-    "project": ("project", "jobcost.serializers.projects.ProjectSerializer"),
-    "cost_code": ("cost_code", "jobcost.serializers.budgets.CostCodeSerializer"),
-    "budget_line": ("budget", "jobcost.serializers.budgets.BudgetLineSerializer"),
-    "commitment": ("commitment", "jobcost.serializers.commitments.CommitmentSerializer"),
-    "change_order": ("change_order", "jobcost.serializers.change_orders.ChangeOrderSerializer"),
-    "invoice": ("invoice", "jobcost.serializers.invoices.InvoiceSerializer"),
-    "lien_waiver": ("lien_waiver", "jobcost.serializers.invoices.LienWaiverSerializer"),
-    "pay_app": ("pay_app", "jobcost.serializers.pay_apps.PayAppSerializer"),
-    "rfi": ("rfi", "jobcost.serializers.rfis.RfiSerializer"),
-    "daily_log": ("daily_log", "jobcost.serializers.daily_logs.DailyLogSerializer"),
-    "agent_action": ("agent_action", "jobcost.serializers.agent_actions.AgentActionSerializer"),
-}
+
+def event_resources() -> dict:
+    """Object name → its table entry (`jobcost.resources`), for the objects that can be an
+    event's `data.object` (those with an event prefix)."""
+    return {name: r for name, r in RESOURCES.items() if r.event_prefix is not None}
+
 
 # Audit action → event verb, where they differ ("lines_updated" on a pay app is an update).
 VERBS = {"lines_updated": "updated"}
@@ -63,9 +57,10 @@ VERBS = {"lines_updated": "updated"}
 
 def event_type(object_name: str, action: str) -> str | None:
     """The catalogue type for an audited change, or None when it is not an event."""
-    if object_name not in RESOURCES:
+    resource = RESOURCES.get(object_name)
+    if resource is None or resource.event_prefix is None:
         return None
-    candidate = f"{RESOURCES[object_name][0]}.{VERBS.get(action, action)}"
+    candidate = f"{resource.event_prefix}.{VERBS.get(action, action)}"
     return candidate if candidate in CATALOGUE else None
 
 

@@ -21,7 +21,9 @@ class Event(models.Model):
     """
 
     OBJECT = "event"
-    id = prefixed_id("evt")
+    COLLECTION = "events"
+    PREFIX = "evt"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
     type = models.CharField(max_length=60)
     api_version = models.CharField(max_length=40)
@@ -70,7 +72,8 @@ class WebhookEndpoint(Audited, TimestampedModel):
     AUDIT_SKIP = frozenset({"failing_since"})
     AUDIT_MASKED = frozenset({"secret", "previous_secret"})
     COLLECTION = "webhooks"
-    id = prefixed_id("we")
+    PREFIX = "we"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     url = models.URLField(max_length=2000)
     description = models.CharField(max_length=500, blank=True)
@@ -130,7 +133,8 @@ class WebhookDelivery(models.Model):
     ahead, so no other worker sends the same attempt."""
 
     OBJECT = "webhook_delivery"
-    id = prefixed_id("wd")
+    PREFIX = "wd"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
     endpoint = models.ForeignKey(
         WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"

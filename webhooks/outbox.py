@@ -14,12 +14,12 @@ from collections import defaultdict
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from audit.context import Actor
 from jobcost.api.renderers import dumps
+from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
-from webhooks.catalogue import RESOURCES, event_type, subscribes
+from webhooks.catalogue import event_type, subscribes
 from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.tasks import queue_drains
@@ -32,7 +32,7 @@ def render_object(object_name: str, account_id: str, object_id: str) -> dict | N
 
 def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, dict]:
     """{id: the object as GET would return it now} for the visible ones, in one query."""
-    serializer_class = import_string(RESOURCES[object_name][1])
+    serializer_class = RESOURCES[object_name].serializer_class
     rows = list(serializer_class.selector(Scope(account_id)).filter(pk__in=list(object_ids)))
     data = json.loads(dumps(serializer_class(rows, many=True, context={}).data))
     return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}

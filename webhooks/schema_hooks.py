@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-from django.utils.module_loading import import_string
-
-from webhooks.catalogue import CATALOGUE, RESOURCES
+from webhooks.catalogue import CATALOGUE, event_resources
 
 SCHEMAS = "#/components/schemas/"
 
@@ -47,8 +45,8 @@ def _webhook_fields(schemas: dict) -> None:
 def _event_object(schemas: dict) -> None:
     """`data.object`: the resource, discriminated by its `object` field."""
     mapping = {
-        object_name: SCHEMAS + import_string(path).__name__.removesuffix("Serializer")
-        for object_name, (_prefix, path) in sorted(RESOURCES.items())
+        object_name: SCHEMAS + resource.serializer_class.__name__.removesuffix("Serializer")
+        for object_name, resource in sorted(event_resources().items())
     }
     data = schemas["EventData"]["properties"]
     data["object"] = {

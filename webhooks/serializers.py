@@ -6,9 +6,9 @@ from rest_framework import serializers
 from jobcost.api.fields import BoundedListField
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
 from jobcost.limits import WEBHOOK_EVENTS_MAX
-from webhooks import selectors
 from webhooks.catalogue import CATALOGUE
 from webhooks.models import DeliveryStatus, EndpointStatus
+from webhooks.resources import ENDPOINT, EVENT
 from webhooks.urlguard import MAX_URL_LENGTH
 from webhooks.versions import render_payload
 
@@ -20,9 +20,7 @@ class WebhookEndpointSerializer(ResourceSerializer):
     """`secret` is shown in full only in the create and rotate-secret responses (the view
     sets `reveal_secret`), masked as `whsec_…abcd` everywhere else."""
 
-    object_name, collection = "webhook_endpoint", "webhooks"
-    selector = staticmethod(selectors.endpoint_list)
-
+    resource = ENDPOINT.object
     url = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
     events = serializers.ListField(child=serializers.CharField())
@@ -100,8 +98,10 @@ class EventRequestSerializer(serializers.Serializer):
 class EventSerializer(serializers.Serializer):
     """The event object, also the webhook payload (docs/resources.md, event)."""
 
-    object_name, collection = "event", "events"
-    selector = staticmethod(selectors.event_list)
+    # Not a `ResourceSerializer` (an event has no audit trail or `updated_at`): the same
+    # attributes, from its table entry.
+    object_name, collection = EVENT.object, EVENT.collection
+    selector = staticmethod(EVENT.selector)
     expandable: dict = {}
 
     def to_representation(self, event):

@@ -42,7 +42,6 @@ DELIVERY_ID = OpenApiParameter(
 class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = WebhookEndpointSerializer
     filterset_class = WebhookEndpointFilter
-    id_prefix = "we"
     # The 2xx descriptions in the schema (jobcost.api.schema.JobcostAutoSchema).
     success_texts = {
         "create": "The new webhook endpoint, with its full signing secret (shown this once).",
@@ -175,7 +174,6 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
 class EventViewSet(JobcostViewSet):
     serializer_class = EventSerializer
     filterset_class = EventFilter
-    id_prefix = "evt"
 
     @list_doc(EventSerializer, "List events (kept 30 days)")
     def list(self, request, *args, **kwargs):

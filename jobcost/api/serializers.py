@@ -8,6 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
+from jobcost.resources import RESOURCES
+
 
 class ConstField(serializers.Field):
     """A constant string such as `object: "project"`."""
@@ -38,15 +40,27 @@ class AuditTrailField(serializers.Field):
 
 
 class ResourceSerializer(serializers.Serializer):
-    """Output shape of an API object. Subclasses set `object_name`, `collection`,
-    `selector` (scope → visible queryset) and `expandable` ({field: serializer path})."""
+    """Output shape of an API object; a subclass names its resource (`resource = "invoice"`).
+    The resource's entry in the table (`jobcost.resources`) gives
+    `object_name`, `collection`, `selector` (scope → visible queryset) and `expandable`
+    ({field: output serializer path}); the common fields (`id`, `object`, timestamps,
+    `audit_trail`) are added around the declared ones."""
 
     object_name = ""
     collection = ""
     expandable: dict[str, str] = {}
 
+    resource: str | None = None
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "resource" in cls.__dict__:
+            entry = RESOURCES[cls.resource]
+            cls.object_name, cls.collection = entry.object, entry.collection
+            cls.selector = staticmethod(entry.selector)
+            cls.expandable = {
+                name: RESOURCES[target].serializer for name, target in entry.expandable.items()
+            }
         if cls.object_name:
             cls._declared_fields = {
                 "id": serializers.CharField(read_only=True),

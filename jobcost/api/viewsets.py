@@ -25,6 +25,7 @@ from jobcost.api.filters import apply_filters, check_query_values, reject_unknow
 from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
+from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
 
 WRITE_METHODS = ("POST", "PATCH")
@@ -57,11 +58,11 @@ def client_ip(request) -> str:
 
 
 class JobcostViewSet(viewsets.GenericViewSet):
-    """Subclasses set `serializer_class` (the output shape, which names its `selector`),
-    `id_prefix`, and optionally `filterset_class`; handlers call `parse`, `render` and
-    `render_list` and one service or selector."""
+    """Subclasses set `serializer_class` (the output shape of a resource of the table,
+    `jobcost.resources`, which gives its selector and ID prefix) and optionally
+    `filterset_class`; handlers call `parse`, `render` and `render_list` and one service or
+    selector."""
 
-    id_prefix: str = ""
     filterset_class = None
     lookup_value_regex = "[^/]+"
     # OPTIONS answers 200 with `Allow` and no body (jobcost.api.metadata); any other method
@@ -218,6 +219,13 @@ class JobcostViewSet(viewsets.GenericViewSet):
     # --- helpers for handlers -------------------------------------------------------------
     def get_queryset(self):
         return self.serializer_class.selector(self.scope)
+
+    @property
+    def id_prefix(self) -> str:
+        """The ID prefix of the resource the viewset serves (`inv` for invoices); "" for the
+        reports, which serve no object."""
+        entry = RESOURCES.get(self.serializer_class.object_name)
+        return entry.prefix if entry is not None else ""
 
     def get_object(self):
         pk = self.kwargs.get("pk", "")

@@ -17,7 +17,8 @@ class Account(Audited, TimestampedModel):
     """
 
     OBJECT = "account"
-    id = prefixed_id("acct")
+    PREFIX = "acct"
+    id = prefixed_id(PREFIX)
     name = models.CharField(max_length=200, unique=True)
     rate_limit_per_second = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_burst = models.PositiveIntegerField(null=True, blank=True)
@@ -46,7 +47,8 @@ class ApiKey(Audited, TimestampedModel):
 
     OBJECT = "api_key"
     AUDIT_SKIP = frozenset({"secret_hash"})  # never on the trail, even hashed
-    id = prefixed_id("key")
+    PREFIX = "key"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="api_keys")
     name = models.CharField(max_length=200, blank=True)
     role = models.CharField(max_length=16, choices=Role.choices)
@@ -88,7 +90,8 @@ class Membership(TimestampedModel):
     nothing in the admin."""
 
     OBJECT = "membership"
-    id = prefixed_id("mem")
+    PREFIX = "mem"
+    id = prefixed_id(PREFIX)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="backoffice_membership"
     )

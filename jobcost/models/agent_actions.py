@@ -40,7 +40,8 @@ class AgentAction(Audited, TimestampedModel):
 
     OBJECT = "agent_action"
     COLLECTION = "agents/actions"
-    id = prefixed_id("aa")
+    PREFIX = "aa"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="agent_actions")
     action = models.CharField(max_length=32, choices=AgentActionKind.choices)

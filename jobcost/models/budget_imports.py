@@ -32,7 +32,8 @@ class BudgetImport(TimestampedModel):
 
     OBJECT = "budget_import"
     COLLECTION = "budget-imports"
-    id = prefixed_id("imp")
+    PREFIX = "imp"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="budget_imports")
     # Who started it (the audit actor: an API key or a back-office user), the request

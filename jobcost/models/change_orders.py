@@ -34,7 +34,8 @@ class ChangeOrder(Audited, TimestampedModel):
 
     OBJECT = "change_order"
     COLLECTION = "change-orders"
-    id = prefixed_id("co")
+    PREFIX = "co"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="change_orders")
     number = models.CharField(max_length=60)

@@ -33,7 +33,8 @@ class Commitment(Audited, TimestampedModel):
 
     OBJECT = "commitment"
     COLLECTION = "commitments"
-    id = prefixed_id("cmt")
+    PREFIX = "cmt"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="commitments")
     vendor = models.ForeignKey(Vendor, on_delete=models.PROTECT, related_name="commitments")

@@ -17,7 +17,8 @@ class DailyLog(Audited, TimestampedModel):
 
     OBJECT = "daily_log"
     COLLECTION = "daily-logs"
-    id = prefixed_id("dl")
+    PREFIX = "dl"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="daily_logs")
     date = models.DateField()

@@ -30,7 +30,8 @@ class Invoice(Audited, TimestampedModel):
 
     OBJECT = "invoice"
     COLLECTION = "invoices"
-    id = prefixed_id("inv")
+    PREFIX = "inv"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="invoices")
     commitment = models.ForeignKey(Commitment, on_delete=models.PROTECT, related_name="invoices")

@@ -35,7 +35,8 @@ class LienWaiver(Audited, TimestampedModel):
 
     OBJECT = "lien_waiver"
     COLLECTION = "lien-waivers"
-    id = prefixed_id("lw")
+    PREFIX = "lw"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="lien_waivers")
     vendor = models.ForeignKey(Vendor, on_delete=models.PROTECT, related_name="lien_waivers")

@@ -14,7 +14,8 @@ class Owner(Audited, TimestampedModel):
 
     OBJECT = "owner"
     COLLECTION = "owners"
-    id = prefixed_id("own")
+    PREFIX = "own"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     name = models.CharField(max_length=200)
     email = models.EmailField(blank=True)
@@ -32,7 +33,8 @@ class Vendor(Audited, TimestampedModel):
 
     OBJECT = "vendor"
     COLLECTION = "vendors"
-    id = prefixed_id("vnd")
+    PREFIX = "vnd"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     name = models.CharField(max_length=200)
     email = models.EmailField(blank=True)

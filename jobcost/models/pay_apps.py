@@ -37,7 +37,8 @@ class PayApp(Audited, TimestampedModel):
 
     OBJECT = "pay_app"
     COLLECTION = "pay-apps"
-    id = prefixed_id("pa")
+    PREFIX = "pa"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="pay_apps")
     number = models.PositiveIntegerField()

@@ -28,7 +28,8 @@ class Project(Audited, TimestampedModel):
 
     OBJECT = "project"
     COLLECTION = "projects"
-    id = prefixed_id("prj")
+    PREFIX = "prj"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="projects")
     number = models.CharField(max_length=60)
     name = models.CharField(max_length=200)
@@ -81,7 +82,8 @@ class CostCode(Audited, TimestampedModel):
 
     OBJECT = "cost_code"
     COLLECTION = "cost-codes"
-    id = prefixed_id("cc")
+    PREFIX = "cc"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cost_codes")
     code = models.CharField(max_length=40)
@@ -123,7 +125,8 @@ class BudgetLine(Audited, BudgetFigures, TimestampedModel):
     # The PATCHable `cost_to_complete` is stored as the estimate (null while computed).
     AUDIT_NAMES = {"cost_to_complete_estimate": "cost_to_complete"}
     COLLECTION = "budgets"
-    id = prefixed_id("bl")
+    PREFIX = "bl"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="budget_lines")
     cost_code = models.OneToOneField(CostCode, on_delete=models.PROTECT, related_name="budget_line")

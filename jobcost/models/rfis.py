@@ -23,7 +23,8 @@ class Rfi(Audited, TimestampedModel):
 
     OBJECT = "rfi"
     COLLECTION = "rfis"
-    id = prefixed_id("rfi")
+    PREFIX = "rfi"
+    id = prefixed_id(PREFIX)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="rfis")
     number = models.CharField(max_length=60)

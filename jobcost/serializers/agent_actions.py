@@ -6,8 +6,7 @@ from rest_framework import serializers
 from jobcost.api.schema_components import ACTOR_REF, ERROR_OBJECT_REF
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import AgentActionKind, AgentActionStatus
-from jobcost.selectors import visible
-from jobcost.serializers.refs import project_ref
+from jobcost.serializers.refs import ref
 
 
 @extend_schema_field(ACTOR_REF)
@@ -41,10 +40,7 @@ class PayloadField(serializers.JSONField):
 
 
 class AgentActionSerializer(ResourceSerializer):
-    object_name, collection = "agent_action", "agents/actions"
-    selector = staticmethod(visible.agent_action_list)
-    expandable = {"project": "jobcost.serializers.projects.ProjectSerializer"}
-
+    resource = "agent_action"
     project = serializers.CharField(source="project_id")
     action = serializers.ChoiceField(choices=AgentActionKind.choices)
     target = serializers.CharField(allow_null=True)
@@ -74,4 +70,4 @@ class AgentActionCreateSerializer(InputSerializer):
     target = serializers.CharField(max_length=40, required=False, allow_null=True)
     payload = PayloadField()
     rationale = serializers.CharField(required=False, allow_blank=True)
-    project = project_ref(required=False)
+    project = ref("project", required=False)

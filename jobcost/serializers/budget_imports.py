@@ -5,7 +5,6 @@ from rest_framework import serializers
 
 from jobcost.api.serializers import ResourceSerializer
 from jobcost.models import BudgetImportStatus
-from jobcost.selectors.budget_imports import budget_import_list
 
 ERRORS_SCHEMA = {
     "type": "array",
@@ -32,9 +31,7 @@ ERRORS_SCHEMA = {
 
 
 class BudgetImportSerializer(ResourceSerializer):
-    object_name, collection = "budget_import", "budget-imports"
-    selector = staticmethod(budget_import_list)
-
+    resource = "budget_import"
     project = serializers.CharField(source="project_id")
     status = serializers.ChoiceField(choices=BudgetImportStatus.choices)
     dry_run = serializers.BooleanField()

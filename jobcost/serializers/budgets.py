@@ -5,18 +5,11 @@ from rest_framework import serializers
 from jobcost.api.fields import CentsField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import CostType
-from jobcost.selectors import visible
-from jobcost.serializers.refs import project_ref
+from jobcost.serializers.refs import ref
 
 
 class CostCodeSerializer(ResourceSerializer):
-    object_name, collection = "cost_code", "cost-codes"
-    selector = staticmethod(visible.cost_code_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "budget_line": "jobcost.serializers.budgets.BudgetLineSerializer",
-    }
-
+    resource = "cost_code"
     project = serializers.CharField(source="project_id")
     code = serializers.CharField()
     name = serializers.CharField()
@@ -28,7 +21,7 @@ class CostCodeSerializer(ResourceSerializer):
 
 class CostCodeCreateSerializer(InputSerializer):
     output = CostCodeSerializer
-    project = project_ref()
+    project = ref("project")
     code = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200)
     cost_type = serializers.ChoiceField(choices=CostType.choices)
@@ -45,13 +38,7 @@ class CostCodeUpdateSerializer(InputSerializer):
 
 
 class BudgetLineSerializer(ResourceSerializer):
-    object_name, collection = "budget_line", "budgets"
-    selector = staticmethod(visible.budget_line_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "cost_code": "jobcost.serializers.budgets.CostCodeSerializer",
-    }
-
+    resource = "budget_line"
     project = serializers.CharField(source="project_id")
     cost_code = serializers.CharField(source="cost_code_id")
     currency = serializers.CharField(read_only=True)

@@ -6,8 +6,7 @@ from jobcost.api.fields import CentsField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.limits import CHANGE_ORDER_LINES_MAX
 from jobcost.models import ChangeOrderKind, ChangeOrderStatus
-from jobcost.selectors import visible
-from jobcost.serializers.refs import commitment_ref, cost_code_ref, project_ref, rfi_ref
+from jobcost.serializers.refs import ref
 
 
 class ChangeOrderLineSerializer(serializers.Serializer):
@@ -18,15 +17,7 @@ class ChangeOrderLineSerializer(serializers.Serializer):
 
 
 class ChangeOrderSerializer(ResourceSerializer):
-    object_name, collection = "change_order", "change-orders"
-    selector = staticmethod(visible.change_order_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
-        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
-        "rfi": "jobcost.serializers.rfis.RfiSerializer",
-    }
-
+    resource = "change_order"
     project = serializers.CharField(source="project_id")
     number = serializers.CharField()
     title = serializers.CharField()
@@ -49,7 +40,7 @@ class ChangeOrderSerializer(ResourceSerializer):
 
 class ChangeOrderLineInputSerializer(InputSerializer):
     output = ChangeOrderLineSerializer
-    cost_code = cost_code_ref()
+    cost_code = ref("cost_code")
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     amount = CentsField(allow_negative=True)
     budget_amount = CentsField(allow_negative=True, required=False)
@@ -57,10 +48,10 @@ class ChangeOrderLineInputSerializer(InputSerializer):
 
 class ChangeOrderCreateSerializer(InputSerializer):
     output = ChangeOrderSerializer
-    project = project_ref()
+    project = ref("project")
     kind = serializers.ChoiceField(choices=ChangeOrderKind.choices)
-    commitment = commitment_ref(required=False, allow_null=True)
-    rfi = rfi_ref(required=False, allow_null=True)
+    commitment = ref("commitment", required=False, allow_null=True)
+    rfi = ref("rfi", required=False, allow_null=True)
     title = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
@@ -75,7 +66,7 @@ class ChangeOrderUpdateSerializer(InputSerializer):
     title = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
-    rfi = rfi_ref(required=False, allow_null=True)
+    rfi = ref("rfi", required=False, allow_null=True)
     amount = CentsField(allow_negative=True, required=False)
     lines = IndexedListField(
         child=ChangeOrderLineInputSerializer(),

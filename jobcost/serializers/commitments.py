@@ -6,19 +6,11 @@ from rest_framework import serializers
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import CommitmentStatus, CommitmentType
-from jobcost.selectors import visible
-from jobcost.serializers.refs import cost_code_ref, project_ref, vendor_ref
+from jobcost.serializers.refs import ref
 
 
 class CommitmentSerializer(ResourceSerializer):
-    object_name, collection = "commitment", "commitments"
-    selector = staticmethod(visible.commitment_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "vendor": "jobcost.serializers.parties.VendorSerializer",
-        "cost_code": "jobcost.serializers.budgets.CostCodeSerializer",
-    }
-
+    resource = "commitment"
     project = serializers.CharField(source="project_id")
     number = serializers.CharField()
     type = serializers.ChoiceField(choices=CommitmentType.choices)
@@ -41,12 +33,12 @@ class CommitmentSerializer(ResourceSerializer):
 
 class CommitmentCreateSerializer(InputSerializer):
     output = CommitmentSerializer
-    project = project_ref()
-    vendor = vendor_ref()
+    project = ref("project")
+    vendor = ref("vendor")
     type = serializers.ChoiceField(choices=CommitmentType.choices)
     original_amount = CentsField()
     number = serializers.CharField(max_length=60, required=False)
-    cost_code = cost_code_ref(required=False, allow_null=True)
+    cost_code = ref("cost_code", required=False, allow_null=True)
     retainage_pct = PercentField(required=False)
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
 
@@ -57,7 +49,7 @@ class CommitmentUpdateSerializer(InputSerializer):
 
     output = CommitmentSerializer
     number = serializers.CharField(max_length=60, required=False)
-    cost_code = cost_code_ref(required=False, allow_null=True)
+    cost_code = ref("cost_code", required=False, allow_null=True)
     original_amount = CentsField(required=False)
     retainage_pct = PercentField(required=False)
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)

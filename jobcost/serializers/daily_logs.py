@@ -5,8 +5,7 @@ from rest_framework import serializers
 from jobcost.api.fields import HoursField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.limits import MANPOWER_ROWS_MAX
-from jobcost.selectors import visible
-from jobcost.serializers.refs import project_ref, vendor_ref
+from jobcost.serializers.refs import ref
 
 
 class ManpowerSerializer(serializers.Serializer):
@@ -17,10 +16,7 @@ class ManpowerSerializer(serializers.Serializer):
 
 
 class DailyLogSerializer(ResourceSerializer):
-    object_name, collection = "daily_log", "daily-logs"
-    selector = staticmethod(visible.daily_log_list)
-    expandable = {"project": "jobcost.serializers.projects.ProjectSerializer"}
-
+    resource = "daily_log"
     project = serializers.CharField(source="project_id")
     date = serializers.DateField()
     weather = serializers.CharField(allow_blank=True)
@@ -44,14 +40,14 @@ class DailyLogSerializer(ResourceSerializer):
 class ManpowerInputSerializer(InputSerializer):
     output = ManpowerSerializer
     trade = serializers.CharField(max_length=100)
-    vendor = vendor_ref(required=False, allow_null=True)
+    vendor = ref("vendor", required=False, allow_null=True)
     headcount = serializers.IntegerField(min_value=0, max_value=100_000)
     hours = HoursField()
 
 
 class DailyLogCreateSerializer(InputSerializer):
     output = DailyLogSerializer
-    project = project_ref()
+    project = ref("project")
     date = serializers.DateField()
     weather = serializers.CharField(max_length=200, required=False, allow_blank=True)
     manpower = IndexedListField(

@@ -6,14 +6,7 @@ from jobcost.api.fields import CentsField, IndexedListField, PercentField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.limits import INVOICE_LINES_MAX
 from jobcost.models import InvoiceStatus, LienWaiverStatus, LienWaiverType
-from jobcost.selectors import visible
-from jobcost.serializers.refs import (
-    commitment_ref,
-    cost_code_ref,
-    invoice_ref,
-    project_ref,
-    vendor_ref,
-)
+from jobcost.serializers.refs import ref
 
 
 class InvoiceLineSerializer(serializers.Serializer):
@@ -22,15 +15,7 @@ class InvoiceLineSerializer(serializers.Serializer):
 
 
 class InvoiceSerializer(ResourceSerializer):
-    object_name, collection = "invoice", "invoices"
-    selector = staticmethod(visible.invoice_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
-        "vendor": "jobcost.serializers.parties.VendorSerializer",
-        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
-    }
-
+    resource = "invoice"
     project = serializers.CharField(source="project_id")
     commitment = serializers.CharField(source="commitment_id")
     vendor = serializers.CharField(source="vendor_id")
@@ -52,13 +37,13 @@ class InvoiceSerializer(ResourceSerializer):
 
 class InvoiceLineInputSerializer(InputSerializer):
     output = InvoiceLineSerializer
-    cost_code = cost_code_ref()
+    cost_code = ref("cost_code")
     amount = CentsField(positive=True)
 
 
 class InvoiceCreateSerializer(InputSerializer):
     output = InvoiceSerializer
-    commitment = commitment_ref()
+    commitment = ref("commitment")
     number = serializers.CharField(max_length=60)
     invoice_date = serializers.DateField()
     due_date = serializers.DateField(required=False, allow_null=True)
@@ -82,16 +67,7 @@ class InvoiceUpdateSerializer(InputSerializer):
 
 
 class LienWaiverSerializer(ResourceSerializer):
-    object_name, collection = "lien_waiver", "lien-waivers"
-    selector = staticmethod(visible.lien_waiver_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "vendor": "jobcost.serializers.parties.VendorSerializer",
-        "commitment": "jobcost.serializers.commitments.CommitmentSerializer",
-        "invoice": "jobcost.serializers.invoices.InvoiceSerializer",
-        "pay_app": "jobcost.serializers.pay_apps.PayAppSerializer",
-    }
-
+    resource = "lien_waiver"
     project = serializers.CharField(source="project_id")
     vendor = serializers.CharField(source="vendor_id")
     commitment = serializers.CharField(source="commitment_id", allow_null=True)
@@ -108,13 +84,13 @@ class LienWaiverSerializer(ResourceSerializer):
 
 class LienWaiverCreateSerializer(InputSerializer):
     output = LienWaiverSerializer
-    project = project_ref()
-    vendor = vendor_ref()
+    project = ref("project")
+    vendor = ref("vendor")
     type = serializers.ChoiceField(choices=LienWaiverType.choices)
     amount = CentsField()
     through_date = serializers.DateField()
-    commitment = commitment_ref(required=False, allow_null=True)
-    invoice = invoice_ref(required=False, allow_null=True)
+    commitment = ref("commitment", required=False, allow_null=True)
+    invoice = ref("invoice", required=False, allow_null=True)
     document_url = serializers.URLField(max_length=2000, required=False, allow_blank=True)
 
 

@@ -3,13 +3,10 @@
 from rest_framework import serializers
 
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
-from jobcost.selectors import visible
 
 
 class OwnerSerializer(ResourceSerializer):
-    object_name, collection = "owner", "owners"
-    selector = staticmethod(visible.owner_list)
-
+    resource = "owner"
     name = serializers.CharField()
     email = serializers.EmailField(allow_blank=True)
     address = serializers.CharField(allow_blank=True)
@@ -30,9 +27,7 @@ class OwnerUpdateSerializer(InputSerializer):
 
 
 class VendorSerializer(ResourceSerializer):
-    object_name, collection = "vendor", "vendors"
-    selector = staticmethod(visible.vendor_list)
-
+    resource = "vendor"
     name = serializers.CharField()
     email = serializers.EmailField(allow_blank=True)
     tax_id_last4 = serializers.CharField(allow_blank=True)

@@ -7,10 +7,9 @@ from jobcost.api.fields import CentsField, IndexedListField, PercentField, Stric
 from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
 from jobcost.limits import PAY_APP_LINE_ENTRIES_MAX
 from jobcost.models import PayAppFormat, PayAppStatus
-from jobcost.selectors import visible
 from jobcost.selectors.g702 import g703_row
 from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
-from jobcost.serializers.refs import project_ref
+from jobcost.serializers.refs import ref
 
 G702_FIELDS = (
     "original_contract_sum",
@@ -42,10 +41,7 @@ class _Figure(CentsField):
 
 
 class PayAppSerializer(ResourceSerializer):
-    object_name, collection = "pay_app", "pay-apps"
-    selector = staticmethod(visible.pay_app_list)
-    expandable = {"project": "jobcost.serializers.projects.ProjectSerializer"}
-
+    resource = "pay_app"
     project = serializers.CharField(source="project_id")
     number = serializers.IntegerField(read_only=True)
     status = serializers.ChoiceField(choices=PayAppStatus.choices, read_only=True)
@@ -119,7 +115,7 @@ class PayAppLineSerializer(serializers.Serializer):
 
 class PayAppCreateSerializer(InputSerializer):
     output = PayAppSerializer
-    project = project_ref()
+    project = ref("project")
     period_start = serializers.DateField()
     period_end = serializers.DateField()
     retainage_pct = PercentField(required=False)

@@ -6,19 +6,15 @@ from rest_framework import serializers
 from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import ProjectStatus
-from jobcost.selectors import visible
 from jobcost.selectors.projects import project_rollup
-from jobcost.serializers.refs import owner_ref
+from jobcost.serializers.refs import ref
 
 CENTS = {"type": "integer", "format": "int64", "readOnly": True}
 PCT = {"type": "number", "readOnly": True}
 
 
 class ProjectSerializer(ResourceSerializer):
-    object_name, collection = "project", "projects"
-    selector = staticmethod(visible.project_list)
-    expandable = {"owner": "jobcost.serializers.parties.OwnerSerializer"}
-
+    resource = "project"
     number = serializers.CharField()
     name = serializers.CharField()
     status = serializers.ChoiceField(choices=ProjectStatus.choices)
@@ -79,7 +75,7 @@ class ProjectCreateSerializer(InputSerializer):
     output = ProjectSerializer
     number = serializers.CharField(max_length=60)
     name = serializers.CharField(max_length=200)
-    owner = owner_ref()
+    owner = ref("owner")
     contract_amount = CentsField()
     currency = serializers.RegexField(
         r"^[a-z]{3}$",

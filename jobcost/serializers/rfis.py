@@ -6,8 +6,7 @@ from rest_framework import serializers
 from jobcost.api.fields import StrictBooleanField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import RfiStatus
-from jobcost.selectors import visible
-from jobcost.serializers.refs import project_ref
+from jobcost.serializers.refs import ref
 
 
 @extend_schema_field({"type": "array", "items": {"type": "string", "example": "co_…"}})
@@ -23,13 +22,7 @@ class ChangeOrderIdsField(serializers.Field):
 
 
 class RfiSerializer(ResourceSerializer):
-    object_name, collection = "rfi", "rfis"
-    selector = staticmethod(visible.rfi_list)
-    expandable = {
-        "project": "jobcost.serializers.projects.ProjectSerializer",
-        "change_orders": "jobcost.serializers.change_orders.ChangeOrderSerializer",
-    }
-
+    resource = "rfi"
     project = serializers.CharField(source="project_id")
     number = serializers.CharField()
     subject = serializers.CharField()
@@ -45,7 +38,7 @@ class RfiSerializer(ResourceSerializer):
 
 class RfiCreateSerializer(InputSerializer):
     output = RfiSerializer
-    project = project_ref()
+    project = ref("project")
     subject = serializers.CharField(max_length=200)
     question = serializers.CharField()
     number = serializers.CharField(max_length=60, required=False)

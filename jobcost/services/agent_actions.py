@@ -54,14 +54,19 @@ S = AgentActionStatus
 @dataclass(frozen=True)
 class ActionKind:
     """How one `action` runs: the real endpoint's request serializer (dotted path), the
-    target model and prefix for updates (None for creates), the fields the payload must
-    hold beyond the serializer's own, and `run(target_id, data) -> the changed object`."""
+    target model for updates (None for creates; it gives `target_prefix`), the fields the
+    payload must hold beyond the serializer's own, and `run(target_id, data) -> the changed
+    object`."""
 
     serializer: str
     run: Callable[[str | None, dict], models.Model]
     target_model: type[models.Model] | None = None
-    target_prefix: str | None = None
     requires: tuple[str, ...] = ()
+
+    @property
+    def target_prefix(self) -> str | None:
+        """The ID prefix of the target (`inv`), from its model."""
+        return self.target_model.PREFIX if self.target_model is not None else None
 
 
 KINDS: dict[str, ActionKind] = {
@@ -69,7 +74,6 @@ KINDS: dict[str, ActionKind] = {
         serializer="jobcost.serializers.invoices.InvoiceUpdateSerializer",
         run=lambda target, data: invoice_update(invoice_id=target, changes=dict(data)),
         target_model=Invoice,
-        target_prefix="inv",
         requires=("lines",),
     ),
     "change_order.create": ActionKind(
@@ -88,7 +92,6 @@ KINDS: dict[str, ActionKind] = {
         serializer="jobcost.serializers.budgets.BudgetLineUpdateSerializer",
         run=lambda target, data: budget_line_update(budget_line_id=target, changes=dict(data)),
         target_model=BudgetLine,
-        target_prefix="bl",
     ),
 }
 

@@ -21,7 +21,6 @@ PAYLOAD_ERRORS = (
 class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = AgentActionSerializer
     filterset_class = AgentActionFilter
-    id_prefix = "aa"
 
     @list_doc(AgentActionSerializer, "List agent actions")
     def list(self, request, *args, **kwargs):

@@ -212,7 +212,6 @@ class BudgetImportUploadMixin:
 class BudgetImportViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = BudgetImportSerializer
     filterset_class = BudgetImportFilter
-    id_prefix = "imp"
     success_texts = {"retrieve": "The budget import, with its progress and refusals."}
 
     @list_doc(BudgetImportSerializer, "List budget imports")

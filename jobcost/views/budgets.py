@@ -17,7 +17,6 @@ from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = CostCodeSerializer
     filterset_class = CostCodeFilter
-    id_prefix = "cc"
 
     @list_doc(CostCodeSerializer, "List cost codes")
     def list(self, request, *args, **kwargs):
@@ -53,7 +52,6 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
 class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = BudgetLineSerializer
     filterset_class = BudgetLineFilter
-    id_prefix = "bl"
 
     @list_doc(BudgetLineSerializer, "List budget lines")
     def list(self, request, *args, **kwargs):

@@ -19,7 +19,6 @@ from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, u
 class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = ChangeOrderSerializer
     filterset_class = ChangeOrderFilter
-    id_prefix = "co"
 
     @list_doc(ChangeOrderSerializer, "List change orders")
     def list(self, request, *args, **kwargs):

@@ -19,7 +19,6 @@ from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, u
 class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = CommitmentSerializer
     filterset_class = CommitmentFilter
-    id_prefix = "cmt"
 
     @list_doc(CommitmentSerializer, "List commitments")
     def list(self, request, *args, **kwargs):

@@ -15,7 +15,6 @@ from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 class DailyLogViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = DailyLogSerializer
     filterset_class = DailyLogFilter
-    id_prefix = "dl"
 
     @list_doc(DailyLogSerializer, "List daily logs")
     def list(self, request, *args, **kwargs):

@@ -21,7 +21,6 @@ from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, u
 class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = InvoiceSerializer
     filterset_class = InvoiceFilter
-    id_prefix = "inv"
 
     @list_doc(InvoiceSerializer, "List invoices")
     def list(self, request, *args, **kwargs):
@@ -103,7 +102,6 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
 class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = LienWaiverSerializer
     filterset_class = LienWaiverFilter
-    id_prefix = "lw"
 
     @list_doc(LienWaiverSerializer, "List lien waivers")
     def list(self, request, *args, **kwargs):

@@ -18,7 +18,6 @@ from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 class OwnerViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = OwnerSerializer
     filterset_class = OwnerFilter
-    id_prefix = "own"
 
     @list_doc(OwnerSerializer, "List owners")
     def list(self, request, *args, **kwargs):
@@ -44,7 +43,6 @@ class OwnerViewSet(AuditTrailMixin, JobcostViewSet):
 class VendorViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = VendorSerializer
     filterset_class = VendorFilter
-    id_prefix = "vnd"
 
     @list_doc(VendorSerializer, "List vendors")
     def list(self, request, *args, **kwargs):

@@ -34,7 +34,6 @@ from jobcost.views.docs import (
 class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = PayAppSerializer
     filterset_class = PayAppFilter
-    id_prefix = "pa"
 
     @list_doc(PayAppSerializer, "List pay apps")
     def list(self, request, *args, **kwargs):

@@ -17,7 +17,6 @@ from jobcost.views.docs import create_doc, list_doc, retrieve_doc, update_doc
 class ProjectViewSet(BudgetImportUploadMixin, AuditTrailMixin, JobcostViewSet):
     serializer_class = ProjectSerializer
     filterset_class = ProjectFilter
-    id_prefix = "prj"
 
     @list_doc(ProjectSerializer, "List projects")
     def list(self, request, *args, **kwargs):

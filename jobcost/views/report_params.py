@@ -6,16 +6,17 @@ from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api.pagination import DEFAULT_LIMIT, MAX_LIMIT
 from jobcost.api.schema import ENUM_NAME_KEY
+from jobcost.models import CostCode, Project, Vendor
 
 FORMATS = ("json", "csv", "xlsx")
 
 TEXTS = {
-    "project": ("Only this project's rows (`prj_…`).", "prj"),
-    "vendor": ("Only this vendor's rows (`vnd_…`).", "vnd"),
-    "cost_code": ("Only this cost code's rows (`cc_…`).", "cc"),
+    name: (f"Only this {name.replace('_', ' ')}'s rows (`{model.PREFIX}_…`).", model.PREFIX)
+    for name, model in (("project", Project), ("vendor", Vendor), ("cost_code", CostCode))
 }
 PROJECT_REQUIRED = (
-    "The project (`prj_…`); required. A project this key cannot see is 404 `resource_missing`."
+    f"The project (`{Project.PREFIX}_…`); required. A project this key cannot see is 404 "
+    "`resource_missing`."
 )
 
 

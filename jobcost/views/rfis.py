@@ -14,7 +14,6 @@ from jobcost.views.docs import action_doc, create_doc, list_doc, retrieve_doc, u
 class RfiViewSet(AuditTrailMixin, JobcostViewSet):
     serializer_class = RfiSerializer
     filterset_class = RfiFilter
-    id_prefix = "rfi"
 
     @list_doc(RfiSerializer, "List RFIs")
     def list(self, request, *args, **kwargs):

@@ -53,7 +53,7 @@ from tests.factories import (
     make_job,
 )
 from tests.webhooks.support import PUBLIC_URL
-from webhooks.catalogue import CATALOGUE, RESOURCES
+from webhooks.catalogue import CATALOGUE, event_resources
 from webhooks.delivery import attempt
 from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 from webhooks.serializers import WebhookDeliverySerializer
@@ -594,7 +594,7 @@ def test_event_object_is_one_of_the_resources_by_object(schema):
     data = schema["components"]["schemas"]["EventData"]["properties"]["object"]
     assert data["discriminator"]["propertyName"] == "object"
     mapping = data["discriminator"]["mapping"]
-    assert set(mapping) == set(RESOURCES)
+    assert set(mapping) == set(event_resources())
     for object_name, ref in mapping.items():
         component = _component(schema, {"$ref": ref})
         assert component["properties"]["object"]["enum"] == [object_name]
