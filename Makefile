@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install run migrate seed test lint format bench bench-webhooks bench-bounds bench-import fuzz clean
+.PHONY: install var run migrate seed test lint format bench bench-webhooks bench-bounds bench-import fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,11 @@ $(VENV)/.installed: requirements.txt
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed var
+
+# Local state of development runs; the settings create nothing when read (docs/architecture.md).
+var:
+	@mkdir -p var/broker/out var/broker/processed
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput

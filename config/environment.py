@@ -6,7 +6,8 @@ forgets it gets the strict checks rather than the lax ones. `make run`, `make te
 test suite (`tests/settings.py`) set `development`.
 
 - development: `DJANGO_SECRET_KEY` if set, else a random key generated once and kept in
-  `<var>/secret_key` (mode 0600), so sessions and cursors survive restarts; any host.
+  `<var>/secret_key` (mode 0600), so sessions and cursors survive restarts; any host. The
+  folder is not created here (`make install` creates it); without it, a clear refusal.
 - production: `DJANGO_SECRET_KEY` must be set, at least 50 characters and not the old
   built-in development value; `DJANGO_ALLOWED_HOSTS` must name the hosts, without `*`.
 
@@ -54,7 +55,13 @@ def secret_key(env: str, var_dir: Path) -> str:
 
 
 def _kept_development_key(path: Path) -> str:
-    """Read the key kept at `path`, creating it (0600, atomically) on first use."""
+    """Read the key kept at `path`, creating the file (0600, atomically) on first use; its
+    folder must exist."""
+    if not path.parent.is_dir():
+        raise ImproperlyConfigured(
+            f"The development key is kept in {path}, but {path.parent} does not exist: run "
+            "`make install` (it creates var/), or set DJANGO_SECRET_KEY."
+        )
     if path.exists():
         key = path.read_text().strip()
         if key:

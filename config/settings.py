@@ -14,8 +14,9 @@ import dj_database_url
 from config import environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Local state of development runs (SQLite file, filesystem broker, kept key, logs). Reading the
+# settings creates nothing: `make install` creates the folders (the Makefile's `var` target).
 VAR_DIR = Path(os.environ.get("JOBCOST_VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -243,9 +244,7 @@ if REDIS_URL:
     # Total seconds spent (re)connecting before a publish gives up.
     CELERY_BROKER_CONNECTION_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
 else:
-    _broker_dir = VAR_DIR / "broker"
-    for _sub in ("out", "processed"):
-        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
+    _broker_dir = VAR_DIR / "broker"  # its `out` and `processed` folders: `make install`
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),

@@ -13,6 +13,8 @@ from django.test import Client
 
 from tests.factories import AccountFactory, make_key
 
+pytest_plugins = ("tests.emits",)
+
 _idem = itertools.count()
 
 

@@ -12,7 +12,10 @@ from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, Web
 
 
 def cancel_pending(endpoint: WebhookEndpoint) -> int:
-    """Cancel the endpoint's pending deliveries; returns how many."""
+    """Cancel the endpoint's pending deliveries; returns how many.
+
+    Emits: none.
+    """
     return WebhookDelivery.objects.filter(endpoint=endpoint, status=DeliveryStatus.PENDING).update(
         status=DeliveryStatus.CANCELLED, next_attempt_at=None, updated_at=timezone.now()
     )
@@ -21,7 +24,10 @@ def cancel_pending(endpoint: WebhookEndpoint) -> int:
 def endpoint_disable(*, endpoint: WebhookEndpoint, reason: str) -> WebhookEndpoint:
     """Disable (audit action `disabled`) and cancel pending deliveries; `reason` is `manual`,
     `gone` (410) or `failing` (3 days of failures). Call inside a transaction with the row
-    locked."""
+    locked.
+
+    Emits: audit webhook_endpoint.disabled; events none.
+    """
     endpoint.status = EndpointStatus.DISABLED
     endpoint.disabled_reason = reason
     save_audited(endpoint, action="disabled", note=f"Disabled: {reason}.")

@@ -54,7 +54,10 @@ def endpoint_create(
     *, account_id: str, url: str, events: list[str], api_version: str, description: str = ""
 ) -> WebhookEndpoint:
     """Create an enabled endpoint with a new `whsec_` secret, pinned to `api_version`.
-    Raises 400 `url_invalid` (not HTTPS, or an address inside a private network)."""
+    Raises 400 `url_invalid` (not HTTPS, or an address inside a private network).
+
+    Emits: audit webhook_endpoint.created; events none.
+    """
     _check(url, events, api_version)
     return save_audited(
         WebhookEndpoint(
@@ -72,7 +75,11 @@ def endpoint_create(
 def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     """PATCH `url`, `events`, `description`, `status` (`disabled` cancels pending deliveries
     at once; `enabled` turns a disabled endpoint back on and clears its failure clock).
-    A deleted endpoint is never changed (409 `invalid_state_transition`)."""
+    A deleted endpoint is never changed (409 `invalid_state_transition`).
+
+    Emits: audit webhook_endpoint.disabled, webhook_endpoint.enabled, webhook_endpoint.updated;
+    events none.
+    """
     endpoint = lock(WebhookEndpoint, endpoint_id)
     if endpoint.deleted_at is not None:
         raise not_allowed(
@@ -97,7 +104,10 @@ def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
 @transaction.atomic
 def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
     """Delete: the endpoint disappears from the API and its pending deliveries are cancelled
-    at once (history is kept)."""
+    at once (history is kept).
+
+    Emits: audit webhook_endpoint.deleted; events none.
+    """
     endpoint = lock(WebhookEndpoint, endpoint_id)
     endpoint.deleted_at = timezone.now()
     endpoint.status = EndpointStatus.DISABLED
@@ -111,7 +121,10 @@ def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
 def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
     """A new secret signs from now on; the old one keeps signing alongside for 24 h. At most
     two secrets are live: a second rotation within 24 h drops the oldest at once (README
-    "Decisions (webhooks)")."""
+    "Decisions (webhooks)").
+
+    Emits: audit webhook_endpoint.secret_rotated; events none.
+    """
     endpoint = lock(WebhookEndpoint, endpoint_id)
     endpoint.previous_secret = endpoint.secret
     endpoint.previous_secret_expires_at = timezone.now() + ROTATION_OVERLAP
@@ -122,7 +135,10 @@ def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
 @transaction.atomic
 def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
     """Queue a failed (or cancelled) delivery again, now, for a fresh series of attempts.
-    The endpoint must be enabled (409 `invalid_state_transition` otherwise)."""
+    The endpoint must be enabled (409 `invalid_state_transition` otherwise).
+
+    Emits: none.
+    """
     delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
     endpoint = WebhookEndpoint.objects.get(pk=delivery.endpoint_id)
     if delivery.status not in (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED):

@@ -108,7 +108,10 @@ def _prefixed(error: ApiError) -> ApiError:
 
 def parse_payload(kind: ActionKind, payload: dict, scope: Scope) -> dict:
     """Validate `payload` exactly as the real endpoint validates its body, with references
-    resolved in `scope`. Raises the endpoint's errors with `param` under `payload.`."""
+    resolved in `scope`. Raises the endpoint's errors with `param` under `payload.`.
+
+    Emits: none.
+    """
     serializer_class = import_string(kind.serializer)
     context = {"view": SimpleNamespace(scope=scope, request=None), "request": None}
     try:
@@ -179,7 +182,10 @@ def agent_action_propose(
     the real endpoint would (400/404 with `param` under `payload.`) and again at approval.
     The project comes from the target or the payload's `project`; a given `project` must
     match it (400 param `project`). Raises 409 `project_closed`. `payload` is the body as the
-    API parser read it (decimals as Decimal): it is validated as it came, then stored."""
+    API parser read it (decimals as Decimal): it is validated as it came, then stored.
+
+    Emits: audit agent_action.proposed; events agent_action.proposed.
+    """
     kind = KINDS[action]
     target_obj = _target(kind, target, scope)
     data = parse_payload(kind, payload, scope)
@@ -227,7 +233,13 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
 
     Locks: only the action row here; the project is checked by a plain read and the real
     service then takes its own locks in its own order (commitment, invoice, project), so an
-    approval never waits in the opposite order to an ordinary invoice or budget write."""
+    approval never waits in the opposite order to an ordinary invoice or budget write.
+
+    Emits: audit agent_action.approved, agent_action.failed, budget_line.updated,
+    change_order.created, daily_log.created, invoice.coded, rfi.created; events
+    agent_action.approved, agent_action.failed, budget.updated, change_order.created,
+    daily_log.created, invoice.coded, rfi.created.
+    """
     _refuse_agents()
     agent_action = lock(AgentAction, agent_action_id)
     if agent_action.status != S.PROPOSED:
@@ -259,7 +271,10 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
 
 @transaction.atomic
 def agent_action_reject(*, agent_action_id: str, reason: str = "") -> AgentAction:
-    """proposed → rejected, recording who (`decided_by`) and why (`rejection_reason`)."""
+    """proposed → rejected, recording who (`decided_by`) and why (`rejection_reason`).
+
+    Emits: audit agent_action.rejected; events agent_action.rejected.
+    """
     _refuse_agents()
     agent_action = lock_in_state(AgentAction, agent_action_id, allowed=(S.PROPOSED,), verb="reject")
     agent_action.status = S.REJECTED

@@ -19,13 +19,19 @@ _ALPHABET = string.ascii_letters + string.digits
 
 def hash_secret(secret: str) -> str:
     """SHA-256 hex of a key's secret, the only form stored; the secret has ≥190 random bits,
-    so no salt or KDF is needed."""
+    so no salt or KDF is needed.
+
+    Emits: none.
+    """
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
 @transaction.atomic
 def account_get_or_create(*, name: str) -> Account:
-    """The account of that name, created when new."""
+    """The account of that name, created when new.
+
+    Emits: audit account.created; events none.
+    """
     account = Account.objects.filter(name=name).first()
     return account or save_audited(Account(name=name))
 
@@ -41,7 +47,10 @@ def api_key_create(
 ) -> tuple[ApiKey, str]:
     """Create a key and return (key, secret). The secret `jc_<env>_<40 base62 chars>` (~238
     bits) is never stored; only its SHA-256 is. The key is pinned to the newest API version.
-    Raises 400 for an unknown role or a project of another account."""
+    Raises 400 for an unknown role or a project of another account.
+
+    Emits: audit api_key.created; events none.
+    """
     if role not in Role.values:
         raise InvalidRequest(
             f"Unknown role '{role}'. Roles: {', '.join(Role.values)}.", param="role"
@@ -70,7 +79,10 @@ def api_key_create(
 
 @transaction.atomic
 def api_key_revoke(*, api_key_id: str) -> ApiKey:
-    """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent."""
+    """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent.
+
+    Emits: audit api_key.revoked; events none.
+    """
     key = lock(ApiKey, api_key_id)
     if key.revoked_at is None:
         key.revoked_at = timezone.now()

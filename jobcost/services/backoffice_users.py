@@ -27,7 +27,10 @@ def backoffice_user_create(
 ) -> Membership:
     """Create the user (`is_staff`, not superuser; username defaults to the email) and its
     membership of `account` with `role`, restricted to `projects` when given. A None
-    password leaves the user with an unusable one (set it later with `changepassword`)."""
+    password leaves the user with an unusable one (set it later with `changepassword`).
+
+    Emits: none.
+    """
     if role not in [r.value for r in PERSON_ROLES]:
         allowed = ", ".join(r.value for r in PERSON_ROLES)
         raise InvalidRequest(f"A back-office role is one of {allowed}.", param="role")

@@ -62,7 +62,10 @@ def budget_import_start(
     Raises 409 `project_closed`; 400 (param `file`) `file_unreadable`, `header_invalid`,
     `file_empty`, `too_many_rows` (more than `BUDGET_IMPORT_MAX_ROWS`), recording nothing.
     Refusals of rows are not raised: they are the import's `errors`, and it is `failed`.
-    Emits (a real import that succeeds): what `cost_codes_create_many` emits."""
+    A dry run, or an import that fails, emits nothing.
+
+    Emits: audit budget_line.created, cost_code.created; events cost_code.created.
+    """
     ensure_project_open(project)
     try:
         parsed = parse_budget_file(content, file_format, max_rows=settings.BUDGET_IMPORT_MAX_ROWS)
@@ -83,7 +86,9 @@ def budget_import_confirm(*, dry_run_id: str) -> BudgetImport:
     its dry-run table): a new, real import of the same rows, run now or queued as
     `budget_import_start` does, under every rule again. 409 `invalid_state_transition` when
     the dry run is not a succeeded dry run; 409 `project_closed`.
-    Emits: what `cost_codes_create_many` emits."""
+
+    Emits: audit budget_line.created, cost_code.created; events cost_code.created.
+    """
     checked = BudgetImport.objects.select_related("project").get(pk=dry_run_id)
     if not (checked.dry_run and checked.status == S.SUCCEEDED):
         raise Conflict(
@@ -147,7 +152,10 @@ def budget_imports_stalled() -> list[str]:
     """IDs of the imports still pending or running whose row has not moved for
     `STALLED_AFTER`: a broker outage lost their task, or their worker died mid-run (its
     transaction rolled back). The beat job `sweep_stalled_budget_imports` queues them again;
-    a run that is still going holds the import's lock, so the extra task returns at once."""
+    a run that is still going holds the import's lock, so the extra task returns at once.
+
+    Emits: none.
+    """
     quiet_since = timezone.now() - STALLED_AFTER
     return list(
         BudgetImport.objects.filter(status__in=(S.PENDING, S.RUNNING), updated_at__lt=quiet_since)
@@ -159,7 +167,10 @@ def budget_imports_stalled() -> list[str]:
 def budget_import_run(*, import_id: str) -> str:
     """Run a queued import (the Celery task): returns its status. Safe to run twice and
     concurrently: a second run while one holds the import's lock, or after it finished,
-    does nothing."""
+    does nothing.
+
+    Emits: audit budget_line.created, cost_code.created; events cost_code.created.
+    """
     with transaction.atomic():
         if not _try_lock(import_id):
             return "locked"

@@ -150,7 +150,10 @@ def change_order_create(
 ) -> ChangeOrder:
     """Create a draft change order (cents; negative is deductive). A `commitment` kind needs
     a commitment of the project (400 param `commitment`); an `owner` kind takes none. `rfi`
-    (optional) is the RFI that led to it, of the same project (400 param `rfi`)."""
+    (optional) is the RFI that led to it, of the same project (400 param `rfi`).
+
+    Emits: audit change_order.created; events change_order.created.
+    """
     project = lock_open_project(project.pk)
     _check_rfi(project, rfi)
     if kind == ChangeOrderKind.COMMITMENT:
@@ -192,7 +195,10 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     """Edit a draft: `title`, `description`, `number`, `rfi` (an Rfi or None), `amount` and
     `lines` (which must still sum to the amount). Not draft → 409 `invalid_state_transition`,
     except for `rfi` alone: the link to the RFI behind a change order is a cross-reference,
-    not a term of it, so it can be set in any status but void."""
+    not a term of it, so it can be set in any status but void.
+
+    Emits: audit change_order.updated; events none.
+    """
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
     link_only = set(changes) == {"rfi"} and change_order.status != S.VOID
@@ -238,7 +244,10 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
 
 @transaction.atomic
 def change_order_submit(*, change_order_id: str) -> ChangeOrder:
-    """draft → pending (sent for approval)."""
+    """draft → pending (sent for approval).
+
+    Emits: audit change_order.submitted; events change_order.submitted.
+    """
     return transition(
         ChangeOrder,
         change_order_id,
@@ -305,7 +314,12 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     rejected or approved change order is 409 `invalid_state_transition`; a project or
     commitment total carried past the money cap is 422 `amount_out_of_range`. Lock order, as
     invoices take it: the commitment (of a commitment change order), the change order, the
-    project, then its budget lines by cost code."""
+    project, then its budget lines by cost code.
+
+    Emits: audit budget_line.updated, change_order.approved, commitment.updated,
+    pay_app.lines_updated, project.updated; events budget.updated, change_order.approved,
+    commitment.updated, pay_app.updated, project.updated.
+    """
     commitment_id = ChangeOrder.objects.values_list("commitment_id", flat=True).get(
         pk=change_order_id
     )
@@ -329,7 +343,10 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
 
 @transaction.atomic
 def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrder:
-    """pending → rejected, with an optional reason."""
+    """pending → rejected, with an optional reason.
+
+    Emits: audit change_order.rejected; events change_order.rejected.
+    """
     change_order = lock_in_state(ChangeOrder, change_order_id, allowed=(S.PENDING,), verb="reject")
     change_order.status = S.REJECTED
     change_order.rejected_at = timezone.now()
@@ -339,7 +356,10 @@ def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrde
 
 @transaction.atomic
 def change_order_void(*, change_order_id: str) -> ChangeOrder:
-    """draft | pending → void."""
+    """draft | pending → void.
+
+    Emits: audit change_order.voided; events change_order.voided.
+    """
     return transition(
         ChangeOrder,
         change_order_id,

@@ -78,7 +78,10 @@ def commitment_create(
 ) -> Commitment:
     """Create a draft subcontract or purchase order (cents). Defaults: `number` the next
     `SC-nnn`/`PO-nnn`, `retainage_pct` the project's. Raises 409 `project_closed`, 409
-    `resource_already_exists` (param `number`), 400 for a cost code of another project."""
+    `resource_already_exists` (param `number`), 400 for a cost code of another project.
+
+    Emits: audit commitment.created; events commitment.created.
+    """
     project = lock_open_project(project.pk)
     ensure_same_account(vendor, project.account_id, param="vendor", noun="vendor")
     _check_cost_code(project, cost_code)
@@ -104,7 +107,10 @@ def commitment_create(
 @transaction.atomic
 def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
     """Edit a draft: `number`, `cost_code`, `original_amount`, `retainage_pct`,
-    `description`. Not draft → 409 `invalid_state_transition`."""
+    `description`. Not draft → 409 `invalid_state_transition`.
+
+    Emits: audit commitment.updated; events commitment.updated.
+    """
     commitment = lock(Commitment, commitment_id)
     project = lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:
@@ -135,7 +141,11 @@ def _move_committed(commitment: Commitment, delta: int, why: str) -> None:
 def commitment_execute(*, commitment_id: str) -> Commitment:
     """draft → executed. Needs a cost code (422 `cost_code_required`), so the budget's
     `committed` always reflects it; adds `revised_amount` to that budget line. 422
-    `amount_out_of_range` when the project's committed cost would pass the money cap."""
+    `amount_out_of_range` when the project's committed cost would pass the money cap.
+
+    Emits: audit budget_line.updated, commitment.executed; events budget.updated,
+    commitment.executed.
+    """
     commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
     if commitment.status != S.DRAFT:
@@ -157,7 +167,10 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
 
 @transaction.atomic
 def commitment_close(*, commitment_id: str) -> Commitment:
-    """executed → closed: no more invoices; it stays in `committed`."""
+    """executed → closed: no more invoices; it stays in `committed`.
+
+    Emits: audit commitment.closed; events commitment.closed.
+    """
     return transition(
         Commitment,
         commitment_id,
@@ -172,7 +185,11 @@ def commitment_close(*, commitment_id: str) -> Commitment:
 @transaction.atomic
 def commitment_void(*, commitment_id: str) -> Commitment:
     """draft → void, or executed → void while nothing is billed (its revised amount leaves
-    the budget's `committed`). Anything else is 409 `invalid_state_transition`."""
+    the budget's `committed`). Anything else is 409 `invalid_state_transition`.
+
+    Emits: audit budget_line.updated, commitment.voided; events budget.updated,
+    commitment.voided.
+    """
     commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
     was_executed = commitment.status == S.EXECUTED

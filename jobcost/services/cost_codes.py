@@ -111,7 +111,10 @@ def cost_codes_check_many(*, project: Project, rows: list[dict]) -> list[dict]:
     `{"row", "field", "code", "message"}` refusals ordered by row then field: field rules
     (`parameter_missing`, `parameter_invalid`), money (`parameter_invalid`), a code repeated
     in the batch (`duplicate_code`, on every repeat, naming the first row) or already on the
-    project (`resource_already_exists`). Two queries at most, whatever the rows."""
+    project (`resource_already_exists`). Two queries at most, whatever the rows.
+
+    Emits: none.
+    """
     errors: list[dict] = []
     first_row_of: dict[str, int] = {}
     order = {name: index for index, name in enumerate(NEW_COST_CODE_FIELDS)}
@@ -170,8 +173,8 @@ def cost_codes_create_many(
     called with the rows written so far after each chunk. Last, 422 `amount_out_of_range`
     (param `budget_amount`) when the project's budgets would sum past the money cap.
 
-    Emits: audit `created` on each cost code and budget line; event `cost_code.created` per
-    cost code."""
+    Emits: audit budget_line.created, cost_code.created; events cost_code.created.
+    """
     project = lock_open_project(project.pk)
     errors = cost_codes_check_many(project=project, rows=rows)
     if errors:
@@ -221,8 +224,10 @@ def cost_code_create(
     """Create a cost code and its budget line (`original_amount` = `budget_amount`, cents).
     Raises 409 `project_closed`, 409 `resource_already_exists` (param `code`) and 422
     `amount_out_of_range` (param `budget_amount`) when the project's budgets would sum past
-    the money cap (README "Limits"). Emits: audit `created` on the budget line and the cost
-    code; event `cost_code.created`."""
+    the money cap (README "Limits").
+
+    Emits: audit budget_line.created, cost_code.created; events cost_code.created.
+    """
     project = lock_open_project(project.pk)
     _ensure_code_free(project.pk, code)
     cost_code = save_audited(
@@ -246,7 +251,10 @@ def cost_code_create(
 
 @transaction.atomic
 def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
-    """Change `code`, `name`, `cost_type` or `scheduled_value` (cents)."""
+    """Change `code`, `name`, `cost_type` or `scheduled_value` (cents).
+
+    Emits: audit cost_code.updated; events none.
+    """
     cost_code = lock(CostCode, cost_code_id)
     lock_open_project(cost_code.project_id)
     if "code" in changes:
@@ -263,7 +271,10 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
     the computed value) any time, `original_amount` only while the project is `bid` (else 409
     `budget_locked`). 422 `amount_out_of_range` when a project total would pass the money cap
-    (README "Limits")."""
+    (README "Limits").
+
+    Emits: audit budget_line.updated; events budget.updated.
+    """
     # Lock order: the project, then its budget lines (as every approval takes them).
     project = lock_open_project(
         BudgetLine.objects.values_list("project_id", flat=True).get(pk=budget_line_id)
@@ -297,7 +308,10 @@ def budget_line_adjust(
 ) -> BudgetLine:
     """Move a budget line's stored counters by the given deltas (cents) under its row lock,
     stamping `updated_at` and appending an audit entry with before/after and `note`. Called
-    inside the transaction of the change that causes it (execute, approval, …)."""
+    inside the transaction of the change that causes it (execute, approval, …).
+
+    Emits: audit budget_line.updated; events budget.updated.
+    """
     line = BudgetLine.objects.select_for_update().get(cost_code_id=cost_code_id).track()
     line.committed += committed
     line.actual += actual
@@ -315,7 +329,10 @@ def budget_lines_adjust(*, deltas: dict[str, dict[str, int]], note: str) -> list
     cost code ID (the order the one-line calls always took, so approvals touching overlapping
     lines cannot deadlock), moves them in one bulk UPDATE stamping `updated_at`, and appends
     one audit entry per line with before/after and `note` (plus its `budget.updated` event)
-    in one INSERT. Returns the lines in lock order. Called inside the causing transaction."""
+    in one INSERT. Returns the lines in lock order. Called inside the causing transaction.
+
+    Emits: audit budget_line.updated; events budget.updated.
+    """
     if not deltas:
         return []
     lines = [

@@ -79,7 +79,10 @@ def daily_log_create(
 ) -> DailyLog:
     """Create the log of `date`. `manpower` rows: {`trade`, `vendor` (Vendor or None),
     `headcount` (int ≥ 0), `hours` (Decimal ≥ 0, worker-hours)}. Raises 409 `project_closed`
-    and 409 `resource_already_exists` (param `date`) for a second log of the same day."""
+    and 409 `resource_already_exists` (param `date`) for a second log of the same day.
+
+    Emits: audit daily_log.created; events daily_log.created.
+    """
     project = lock_open_project(project.pk)
     _ensure_day_free(project.pk, date)
     rows = manpower or []
@@ -101,7 +104,10 @@ def daily_log_create(
 @transaction.atomic
 def daily_log_update(*, daily_log_id: str, changes: dict) -> DailyLog:
     """Edit a log: `date` (409 `resource_already_exists` if that day has a log), `weather`,
-    `notes`, `delays`, and `manpower` (replaces every row)."""
+    `notes`, `delays`, and `manpower` (replaces every row).
+
+    Emits: audit daily_log.updated; events none.
+    """
     log = lock(DailyLog, daily_log_id)
     lock_open_project(log.project_id)
     changes = dict(changes)

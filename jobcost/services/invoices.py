@@ -103,7 +103,10 @@ def invoice_create(
 ) -> Invoice:
     """Receive a vendor invoice (cents) against an executed commitment. Raises 409
     `commitment_not_executed`, 422 `exceeds_commitment` (param `amount`) over the remaining
-    balance, 409 `duplicate_invoice` per vendor and number, 422 `period_locked`."""
+    balance, 409 `duplicate_invoice` per vendor and number, 422 `period_locked`.
+
+    Emits: audit invoice.created; events invoice.created.
+    """
     commitment = lock(Commitment, commitment.pk)
     lock_open_project(commitment.project_id)
     if commitment.status != CommitmentStatus.EXECUTED:
@@ -138,7 +141,10 @@ def invoice_create(
 def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
     amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
-    against the commitment; a new `invoice_date` against locked periods."""
+    against the commitment; a new `invoice_date` against locked periods.
+
+    Emits: audit invoice.coded, invoice.updated; events invoice.coded.
+    """
     invoice = Invoice.objects.get(pk=invoice_id)
     commitment = lock(Commitment, invoice.commitment_id)
     invoice = lock(Invoice, invoice_id)
@@ -198,7 +204,12 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
     each line to its budget line's `actual` (all lines in one bulk move, `budget_lines_adjust`),
     and request a conditional progress lien waiver. 422 `amount_out_of_range` when the
-    project's cost to date would pass the money cap."""
+    project's cost to date would pass the money cap.
+
+    Emits: audit budget_line.updated, commitment.updated, invoice.approved,
+    lien_waiver.requested; events budget.updated, commitment.updated, invoice.approved,
+    lien_waiver.requested.
+    """
     invoice = Invoice.objects.get(pk=invoice_id)
     commitment = lock(Commitment, invoice.commitment_id)
     invoice = lock(Invoice, invoice_id)
@@ -235,7 +246,10 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
 
 @transaction.atomic
 def invoice_mark_paid(*, invoice_id: str) -> Invoice:
-    """approved → paid."""
+    """approved → paid.
+
+    Emits: audit invoice.paid; events invoice.paid.
+    """
     status = Invoice.objects.values_list("status", flat=True).get(pk=invoice_id)
     return transition(
         Invoice,
@@ -251,7 +265,10 @@ def invoice_mark_paid(*, invoice_id: str) -> Invoice:
 
 @transaction.atomic
 def invoice_void(*, invoice_id: str) -> Invoice:
-    """received | coded → void (never once approved: reverse it with a credit instead)."""
+    """received | coded → void (never once approved: reverse it with a credit instead).
+
+    Emits: audit invoice.voided; events invoice.voided.
+    """
     status = Invoice.objects.values_list("status", flat=True).get(pk=invoice_id)
     return transition(
         Invoice,

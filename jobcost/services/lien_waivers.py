@@ -42,7 +42,10 @@ def lien_waiver_create(
     document_url: str = "",
 ) -> LienWaiver:
     """Request a waiver from a vendor for the period holding `through_date` (amount in cents).
-    A commitment or invoice given must be of that project and vendor (400)."""
+    A commitment or invoice given must be of that project and vendor (400).
+
+    Emits: audit lien_waiver.requested; events lien_waiver.requested.
+    """
     project = lock_open_project(project.pk)
     ensure_same_account(vendor, project.account_id, param="vendor", noun="vendor")
     for param, obj in (("commitment", commitment), ("invoice", invoice)):
@@ -66,7 +69,10 @@ def lien_waiver_create(
 
 def lien_waiver_request_for_invoice(invoice: Invoice) -> LienWaiver:
     """On invoice approval: a conditional progress waiver from the vendor for the invoice's
-    amount, through its date (so it belongs to the period that holds the invoice date)."""
+    amount, through its date (so it belongs to the period that holds the invoice date).
+
+    Emits: audit lien_waiver.requested; events lien_waiver.requested.
+    """
     return save_audited(
         LienWaiver(
             account_id=invoice.account_id,
@@ -99,7 +105,11 @@ def _check_received_on(day: datetime.date) -> datetime.date:
 def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
     """Record receipt: `status` `received` (with `received_on`, default today) or
     `rejected`, and `document_url`. A received waiver is final (409 on any status change).
-    `received_on` is today or earlier (400, param `received_on`, for a future date)."""
+    `received_on` is today or earlier (400, param `received_on`, for a future date).
+
+    Emits: audit lien_waiver.received, lien_waiver.rejected, lien_waiver.updated; events
+    lien_waiver.received.
+    """
     check_writable(changes, frozenset({"status", "received_on", "document_url"}))
     waiver = lock(LienWaiver, lien_waiver_id)
     lock_open_project(waiver.project_id)

@@ -90,6 +90,8 @@ def pay_app_create(
     start, 422 `periods_overlap` when the period does not start after every earlier period,
     422 `schedule_of_values_unbalanced` when the cost codes' scheduled values do not sum to
     the contract amount. Approved owner change orders not yet billed land on this draft.
+
+    Emits: audit change_order.billed, pay_app.created; events pay_app.created.
     """
     project = lock_open_project(project.pk)
     if period_end < period_start:
@@ -168,7 +170,10 @@ def pay_app_create(
 
 def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> None:
     """Land an approved owner change order on a draft pay app as its own G703 row (called
-    inside the change order's approval transaction, with the draft locked)."""
+    inside the change order's approval transaction, with the draft locked).
+
+    Emits: audit pay_app.lines_updated; events pay_app.updated.
+    """
     position = (
         pay_app.lines.order_by("-position").values_list("position", flat=True).first() or 0
     ) + 1
@@ -188,7 +193,10 @@ def scheduled_value_breach(line: PayAppLine) -> str | None:
     scheduled value C (for a deductive change-order row, C is negative and the range runs the
     other way). Returns the refusal in the accountant's words and dollars, or None when the
     row keeps to it. The one place of the rule: `pay_app_update` refuses with it and the back
-    office's G703 grid flags every line with it."""
+    office's G703 grid flags every line with it.
+
+    Emits: none.
+    """
     total = line.previous + line.this_period + line.materials_stored
     low, high = sorted((0, line.scheduled_value))
     if low <= total <= high:
@@ -222,7 +230,10 @@ def pay_app_update(
     scheduled value (or go below zero; for a deductive row, the other way) is 422
     `exceeds_scheduled_value` with param `lines[i]`; an unknown item is 400; a G702 line past
     the money cap is 422 `amount_out_of_range` (param `lines`). The changed rows are written
-    in one statement (`bulk_set`)."""
+    in one statement (`bulk_set`).
+
+    Emits: audit pay_app.lines_updated, pay_app.updated; events pay_app.updated.
+    """
     pay_app = _lock_draft(pay_app_id)
     changes = {}
     changed_rows = []
@@ -283,7 +294,10 @@ def _figures(pay_app: PayApp):
 
 
 def previous_certificates(pay_app: PayApp) -> int:
-    """G702 line 7 (cents), by the one rule of `selectors.pay_apps.earlier_certificate`."""
+    """G702 line 7 (cents), by the one rule of `selectors.pay_apps.earlier_certificate`.
+
+    Emits: none.
+    """
     earlier = earlier_certificate(pay_app.project_id, pay_app.number).first()
     earlier = earlier["certified_earned_less_retainage"] if earlier else None
     return earlier or 0
@@ -296,7 +310,10 @@ def pay_app_submit(
     """draft → submitted; locks the period. With waivers missing for the period, 422
     `lien_waivers_missing` naming the vendors, unless `allow_missing_waivers`: then the
     override, the missing vendors and the `reason` given for it (the back office asks for
-    one) are recorded on the audit trail. Emits audit `submitted` (and `waiver_override`)."""
+    one) are recorded on the audit trail (`waiver_override`).
+
+    Emits: audit pay_app.submitted, pay_app.waiver_override; events pay_app.submitted.
+    """
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
     if pay_app.status != S.DRAFT:
@@ -336,7 +353,10 @@ def pay_app_submit(
 @transaction.atomic
 def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
     """submitted → draft with the owner's `reason`, unlocking the period. Refused (409) when
-    a later application exists, since its carried figures rest on this one."""
+    a later application exists, since its carried figures rest on this one.
+
+    Emits: audit pay_app.rejected; events pay_app.rejected.
+    """
     pay_app = lock(PayApp, pay_app_id)
     lock_open_project(pay_app.project_id)
     if pay_app.status != S.SUBMITTED:
@@ -356,7 +376,10 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
 
 @transaction.atomic
 def pay_app_approve(*, pay_app_id: str) -> PayApp:
-    """submitted → approved (certified by the owner or architect)."""
+    """submitted → approved (certified by the owner or architect).
+
+    Emits: audit pay_app.approved; events pay_app.approved.
+    """
     return transition(
         PayApp,
         pay_app_id,
@@ -370,7 +393,10 @@ def pay_app_approve(*, pay_app_id: str) -> PayApp:
 
 @transaction.atomic
 def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
-    """approved → paid."""
+    """approved → paid.
+
+    Emits: audit pay_app.paid; events pay_app.paid.
+    """
     return transition(
         PayApp,
         pay_app_id,
@@ -383,7 +409,10 @@ def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
 
 
 def period_is_locked(project_id: str, day: datetime.date) -> bool:
-    """True when a submitted, approved or paid pay app's period holds `day`."""
+    """True when a submitted, approved or paid pay app's period holds `day`.
+
+    Emits: none.
+    """
     return PayApp.objects.filter(
         project_id=project_id,
         status__in=CERTIFIED_STATUSES,

@@ -48,7 +48,10 @@ def project_create(
     status: str = S.BID,
 ) -> Project:
     """Create a project in `bid` (or `active`). Raises 400 for another initial status and
-    409 `resource_already_exists` (param `number`) for a job number already used."""
+    409 `resource_already_exists` (param `number`) for a job number already used.
+
+    Emits: audit project.created; events project.created.
+    """
     ensure_same_account(owner, account_id, param="owner", noun="owner")
     if status not in (S.BID, S.ACTIVE):
         raise InvalidRequest("A new project starts as 'bid' or 'active'.", param="status")
@@ -75,7 +78,10 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
     `invalid_state_transition`; a contract that would take the revised contract past the
-    money cap is 422 `amount_out_of_range` (README "Limits")."""
+    money cap is 422 `amount_out_of_range` (README "Limits").
+
+    Emits: audit project.updated; events project.updated.
+    """
     project = lock(Project, project_id)
     ensure_project_open(project)
     check_writable(changes, WRITABLE)

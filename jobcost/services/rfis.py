@@ -45,7 +45,10 @@ def rfi_create(
     cost_impact: bool = False,
 ) -> Rfi:
     """Create an `open` RFI (`due_date` a date or None). Raises 409
-    `project_closed` and 409 `resource_already_exists` (param `number`)."""
+    `project_closed` and 409 `resource_already_exists` (param `number`).
+
+    Emits: audit rfi.created; events rfi.created.
+    """
     project = lock_open_project(project.pk)
     if number:
         _ensure_number_free(project.pk, number)
@@ -69,7 +72,10 @@ def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
     """Edit an open or answered RFI. A non-blank `answer` on an open RFI moves it to
     `answered` (audit action `answered`). Raises 409 `invalid_state_transition` on a closed
     RFI, and for clearing an answered RFI's answer (param `answer`: it would move the RFI back
-    to open, which is not a transition; the schema cannot say so, the state decides)."""
+    to open, which is not a transition; the schema cannot say so, the state decides).
+
+    Emits: audit rfi.answered, rfi.updated; events rfi.answered.
+    """
     rfi = lock_in_state(Rfi, rfi_id, allowed=(S.OPEN, S.ANSWERED), verb="edit")
     if "number" in changes and changes["number"] != rfi.number:
         _ensure_number_free(rfi.project_id, changes["number"], exclude_pk=rfi.pk)
@@ -88,7 +94,10 @@ def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
 
 @transaction.atomic
 def rfi_close(*, rfi_id: str) -> Rfi:
-    """open | answered → closed (an unanswered RFI closes as withdrawn)."""
+    """open | answered → closed (an unanswered RFI closes as withdrawn).
+
+    Emits: audit rfi.closed; events rfi.closed.
+    """
     return transition(
         Rfi,
         rfi_id,

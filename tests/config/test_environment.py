@@ -103,6 +103,7 @@ def test_production_starts_with_its_own_key_and_hosts(tmp_path):
 
 def test_development_generates_a_key_once_and_keeps_it_private(tmp_path):
     show = ["shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)"]
+    (tmp_path / "var").mkdir()  # `make install` creates it; the settings never do
     first = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
     assert first.returncode == 0, first.stderr
     kept = tmp_path / "var" / "secret_key"
@@ -113,3 +114,16 @@ def test_development_generates_a_key_once_and_keeps_it_private(tmp_path):
     second = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
     assert second.stdout.strip().splitlines()[-1] == key
     assert [p.name for p in kept.parent.iterdir() if "secret_key" in p.name] == ["secret_key"]
+
+
+def test_reading_the_settings_creates_no_folder(tmp_path):
+    """Without var/, development refuses with what to do, and nothing is created; with
+    DJANGO_SECRET_KEY set it starts, still creating nothing (no broker folders either)."""
+    missing = _manage(tmp_path, {"JOBCOST_ENV": "development"}, "check")
+    assert missing.returncode != 0
+    assert "make install" in missing.stderr, missing.stderr
+    keyed = _manage(
+        tmp_path, {"JOBCOST_ENV": "development", "DJANGO_SECRET_KEY": GOOD_KEY}, "check"
+    )
+    assert keyed.returncode == 0, keyed.stderr
+    assert not (tmp_path / "var").exists()

@@ -1,5 +1,5 @@
-"""docs/conventions.md1 health probes, without a key: /healthz (process up) and /readyz (database
-and broker reachable)."""
+"""Health probes (README "OpenAPI and health"), without a key: /healthz (process up) and
+/readyz (database and broker reachable)."""
 
 import pytest
 from django.test import Client

@@ -1,4 +1,4 @@
-"""Delivery rules (docs/conventions.md0), one attempt at a time: `webhooks.delivery.attempt` — the
+"""Delivery rules (docs/events.md), one attempt at a time: `webhooks.delivery.attempt` — the
 body of the `deliver` task — called directly against a real loopback receiver. The real-worker path
 is in test_worker_delivery.py."""
 
@@ -19,7 +19,7 @@ from webhooks.tasks import deliver
 
 pytestmark = pytest.mark.django_db
 
-# docs/conventions.md0: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; the 8th failure is
+# docs/events.md: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; the 8th failure is
 # final.
 SCHEDULE = [
     timedelta(seconds=5),

@@ -1,4 +1,4 @@
-"""Every state change of the resources built so far emits its docs/conventions.md0 catalogue event,
+"""Every state change of the resources built so far emits its docs/events.md catalogue event,
 and nothing outside the catalogue is emitted (`lien_waiver.rejected`, owners, vendors, keys)."""
 
 from __future__ import annotations

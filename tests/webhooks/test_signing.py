@@ -1,4 +1,4 @@
-"""Standard Webhooks signatures (docs/conventions.md0): what a real receiver gets verifies with the
+"""Standard Webhooks signatures (docs/events.md): what a real receiver gets verifies with the
 `standardwebhooks` package; after a rotation both secrets sign for 24 h, then only the new."""
 
 from __future__ import annotations

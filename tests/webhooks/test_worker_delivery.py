@@ -1,4 +1,4 @@
-"""Delivery by real Celery workers on Redis to a real HTTP receiver (docs/conventions.md0)."""
+"""Delivery by real Celery workers on Redis to a real HTTP receiver (docs/events.md)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_a_500_then_a_200_sends_the_same_webhook_id_twice(receiver, workers):
         time.sleep(0.05)
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.PENDING and delivery.attempts == 1
-    # docs/conventions.md0: the first retry is due 5 s after the failure; the beat sweep sends it.
+    # docs/events.md: the first retry is due 5 s after the failure; the beat sweep sends it.
     assert 4 <= (delivery.next_attempt_at - timezone.now()).total_seconds() <= 5
     WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
     assert sweep_due_deliveries() == 1

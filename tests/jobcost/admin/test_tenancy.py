@@ -1,5 +1,5 @@
-"""Tenancy and roles in the back office (docs/conventions.md3, issue 10 item 1), through the real
-admin.
+"""Tenancy and roles in the back office (README "The back office", issue 10 item 1), through
+the real admin.
 
 Two accounts each hold the whole demo job (every kind of row, loaded by the same services as
 `seed_demo`), a webhook endpoint with a delivery, and an API key. Users of each role of the

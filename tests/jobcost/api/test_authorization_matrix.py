@@ -27,10 +27,10 @@ from functools import cached_property
 
 import pytest
 
+from config.urls import V1 as urlpatterns  # every /v1 route, both apps
 from jobcost.models import BudgetLine, IdempotencyRecord
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
-from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import (
     CommitmentFactory,

@@ -9,9 +9,9 @@ import datetime
 
 import pytest
 
+from config.urls import V1 as urlpatterns  # every /v1 route, both apps
 from jobcost.api.filters import RESERVED_PARAMS
 from jobcost.models import IdempotencyRecord, Project
-from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import ProjectFactory
 from tests.jobcost.api.conventions_support import make_job

@@ -6,6 +6,7 @@ entry, webhook endpoint, event or delivery."""
 
 import pytest
 
+from config.urls import V1 as urlpatterns  # every /v1 route, both apps
 from jobcost.models import BudgetImport, BudgetLine
 from jobcost.scope import Scope
 from jobcost.services.agent_actions import agent_action_propose
@@ -14,7 +15,6 @@ from jobcost.services.daily_logs import daily_log_create
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
 from jobcost.services.rfis import rfi_create
-from jobcost.urls import urlpatterns
 from tests.conftest import error_of
 from tests.factories import (
     AccountFactory,
