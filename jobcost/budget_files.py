@@ -21,7 +21,9 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
+from enum import StrEnum
 
+from jobcost.error_codes import BudgetImportErrorCode, RequestErrorCode
 from jobcost.money import MONEY_MAX, format_dollars
 
 CSV = "csv"
@@ -60,7 +62,7 @@ class FileRefused(Exception):
     """The file as a whole cannot be read: `code` (`file_unreadable`, `header_invalid`,
     `file_empty`, `too_many_rows`) and a message saying what to fix."""
 
-    def __init__(self, message: str, *, code: str) -> None:
+    def __init__(self, message: str, *, code: BudgetImportErrorCode) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
@@ -75,9 +77,9 @@ class ParsedFile:
     errors: list[dict] = field(default_factory=list)
 
 
-def row_error(row: int | None, column: str | None, code: str, message: str) -> dict:
-    """One refusal as the import object lists it."""
-    return {"row": row, "column": column, "code": code, "message": message}
+def row_error(row: int | None, column: str | None, code: StrEnum, message: str) -> dict:
+    """One refusal as the import object lists it (`code` as its plain string)."""
+    return {"row": row, "column": column, "code": str(code), "message": message}
 
 
 def parse_dollars(value) -> int:
@@ -147,10 +149,12 @@ def _read_header(cells: list) -> list[str | None]:
             raise FileRefused(
                 f"Column {index + 1} of the header is '{_text(cell)[:60]}', which is not a "
                 f"budget column; the columns are: {', '.join(COLUMNS)}.",
-                code="header_invalid",
+                code=BudgetImportErrorCode.HEADER_INVALID,
             )
         if name in seen:
-            raise FileRefused(f"The header names '{name}' twice.", code="header_invalid")
+            raise FileRefused(
+                f"The header names '{name}' twice.", code=BudgetImportErrorCode.HEADER_INVALID
+            )
         seen.add(name)
         keys.append(COLUMNS[name])
     missing = [name for name in COLUMNS if name not in seen]
@@ -158,7 +162,7 @@ def _read_header(cells: list) -> list[str | None]:
         raise FileRefused(
             "The first row must be the header, naming the columns "
             f"{', '.join(COLUMNS)}; it lacks: {', '.join(missing)}.",
-            code="header_invalid",
+            code=BudgetImportErrorCode.HEADER_INVALID,
         )
     return keys
 
@@ -180,7 +184,7 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
             raise FileRefused(
                 f"The file has more than {max_rows:,} rows; split it into files of at most "
                 f"{max_rows:,} rows.",
-                code="too_many_rows",
+                code=BudgetImportErrorCode.TOO_MANY_ROWS,
             )
         row: dict = {"row": number}
         for index, key in enumerate(header):
@@ -191,7 +195,7 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
                         row_error(
                             number,
                             None,
-                            "parameter_unknown",
+                            RequestErrorCode.PARAMETER_UNKNOWN,
                             f"Column {index + 1} has no header; leave it empty or remove it.",
                         )
                     )
@@ -204,7 +208,9 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
                     row[key] = None
                     shown = _text(value)[:40]
                     parsed.errors.append(
-                        row_error(number, column, "parameter_invalid", f"'{shown}' {exc}.")
+                        row_error(
+                            number, column, RequestErrorCode.PARAMETER_INVALID, f"'{shown}' {exc}."
+                        )
                     )
             else:
                 text = _text(value)[:CELL_MAX_CHARS]
@@ -216,7 +222,7 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
                     row_error(
                         number,
                         None,
-                        "parameter_unknown",
+                        RequestErrorCode.PARAMETER_UNKNOWN,
                         f"Column {index + 1} has no header; leave it empty or remove it.",
                     )
                 )
@@ -225,10 +231,12 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
     if header is None:
         raise FileRefused(
             f"The file is empty: the first row must be the header ({', '.join(COLUMNS)}).",
-            code="header_invalid",
+            code=BudgetImportErrorCode.HEADER_INVALID,
         )
     if not parsed.rows:
-        raise FileRefused("The file has a header but no rows to import.", code="file_empty")
+        raise FileRefused(
+            "The file has a header but no rows to import.", code=BudgetImportErrorCode.FILE_EMPTY
+        )
     return parsed
 
 
@@ -255,12 +263,12 @@ def _csv_rows(content: bytes):
         raise FileRefused(
             f"The CSV is not UTF-8 (byte {exc.start + 1} cannot be read); save it as "
             "'CSV UTF-8' and upload it again.",
-            code="file_unreadable",
+            code=BudgetImportErrorCode.FILE_UNREADABLE,
         ) from exc
     if "\x00" in text:
         raise FileRefused(
             "The CSV holds NUL characters; is it a spreadsheet saved under a .csv name?",
-            code="file_unreadable",
+            code=BudgetImportErrorCode.FILE_UNREADABLE,
         )
     reader = _CountingReader(text)
     while True:
@@ -271,7 +279,7 @@ def _csv_rows(content: bytes):
         except csv.Error as exc:
             raise FileRefused(
                 f"The CSV cannot be read at row {reader.records + 1}: {exc}.",
-                code="file_unreadable",
+                code=BudgetImportErrorCode.FILE_UNREADABLE,
             ) from exc
         yield reader.records, cells
 
@@ -285,24 +293,26 @@ def _xlsx_rows(content: bytes):
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
         raise FileRefused(
             "The file is not an XLSX workbook (it is not a valid .xlsx archive).",
-            code="file_unreadable",
+            code=BudgetImportErrorCode.FILE_UNREADABLE,
         ) from exc
     if inflated > XLSX_MAX_INFLATED_BYTES:
         raise FileRefused(
             f"The workbook unpacks to more than {XLSX_MAX_INFLATED_BYTES // (1024 * 1024)} MiB; "
             "save the budget alone in a new workbook or as CSV.",
-            code="file_unreadable",
+            code=BudgetImportErrorCode.FILE_UNREADABLE,
         )
     try:
         workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds on a damaged workbook
         raise FileRefused(
             "The XLSX workbook cannot be opened; save it again from the spreadsheet program.",
-            code="file_unreadable",
+            code=BudgetImportErrorCode.FILE_UNREADABLE,
         ) from exc
     try:
         if not workbook.worksheets:
-            raise FileRefused("The workbook has no worksheet.", code="file_unreadable")
+            raise FileRefused(
+                "The workbook has no worksheet.", code=BudgetImportErrorCode.FILE_UNREADABLE
+            )
         sheet = workbook.worksheets[0]
         try:
             for number, cells in enumerate(sheet.iter_rows(values_only=True), start=1):
@@ -313,7 +323,7 @@ def _xlsx_rows(content: bytes):
             raise FileRefused(
                 "The first worksheet of the workbook cannot be read; save it again from the "
                 "spreadsheet program.",
-                code="file_unreadable",
+                code=BudgetImportErrorCode.FILE_UNREADABLE,
             ) from exc
     finally:
         workbook.close()

@@ -1,6 +1,7 @@
 """The error types every layer raises and the one envelope they become (docs/errors.md).
 
-Bottom layer: imports nothing of the project. Services raise `ApiError` subclasses;
+Bottom layer: imports nothing of the project but its error codes (`jobcost.error_codes`, one
+enum per domain). Services raise `ApiError` subclasses, always with a code from those enums;
 `translate` maps them, DRF's exceptions and Django's own (`Http404`, `PermissionDenied`,
 `ValidationError`, `ProtectedError`, parse errors, a body too large) to an `ApiError`, whose
 `payload` is `{"error": {type, code, message, param, object, request_id}}`. The HTTP side
@@ -9,6 +10,7 @@ Bottom layer: imports nothing of the project. Services raise `ApiError` subclass
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -18,26 +20,38 @@ from django.db.models import ProtectedError
 from django.http import Http404
 from rest_framework import exceptions as drf
 
+from jobcost.error_codes import (
+    AuthErrorCode,
+    BaseErrorCode,
+    RateLimitErrorCode,
+    RequestErrorCode,
+    ResourceErrorCode,
+)
+
 
 class ApiError(Exception):
-    """An error with its HTTP status, envelope `type`, machine `code`, `param` and `object`."""
+    """An error with its HTTP status, envelope `type`, machine `code`, `param` and `object`.
+
+    `code` is a member of a domain's error-code enum (`jobcost.error_codes`,
+    `webhooks.errors`); the error keeps its plain string, so the envelope, the stored
+    idempotent replies and an agent action's `failure` hold exactly the documented code."""
 
     status = 400
     type = "invalid_request"
-    default_code = "invalid_request"
+    default_code: StrEnum = BaseErrorCode.INVALID_REQUEST
 
     def __init__(
         self,
         message: str,
         *,
-        code: str | None = None,
+        code: StrEnum | str | None = None,
         param: str | None = None,
         object_id: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
-        self.code = code or self.default_code
+        self.code = str(code or self.default_code)
         self.param = param
         self.object_id = object_id
         self.headers = headers or {}
@@ -50,25 +64,25 @@ class ApiError(Exception):
 class InvalidRequest(ApiError):
     """400: a missing, malformed, unknown or read-only parameter."""
 
-    status, type, default_code = 400, "invalid_request", "parameter_invalid"
+    status, type, default_code = 400, "invalid_request", RequestErrorCode.PARAMETER_INVALID
 
 
 class PayloadTooLarge(ApiError):
     """413: the body is over 1 MiB (README "Limits")."""
 
-    status, type, default_code = 413, "invalid_request", "body_too_large"
+    status, type, default_code = 413, "invalid_request", RequestErrorCode.BODY_TOO_LARGE
 
 
 class UnsupportedMediaType(ApiError):
     """415: a body that is not application/json (docs/conventions.md)."""
 
-    status, type, default_code = 415, "invalid_request", "unsupported_media_type"
+    status, type, default_code = 415, "invalid_request", RequestErrorCode.UNSUPPORTED_MEDIA_TYPE
 
 
 class Unauthenticated(ApiError):
     """401: missing, malformed, unknown or revoked key (README "Who may call what")."""
 
-    status, type, default_code = 401, "unauthenticated", "api_key_invalid"
+    status, type, default_code = 401, "unauthenticated", AuthErrorCode.API_KEY_INVALID
 
     def __init__(self, message: str, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
@@ -78,43 +92,43 @@ class Unauthenticated(ApiError):
 class Forbidden(ApiError):
     """403: the key's role does not allow the action (README "Who may call what")."""
 
-    status, type, default_code = 403, "forbidden", "role_forbidden"
+    status, type, default_code = 403, "forbidden", AuthErrorCode.ROLE_FORBIDDEN
 
 
 class NotFound(ApiError):
     """404: no such object, or not visible to this key."""
 
-    status, type, default_code = 404, "not_found", "resource_missing"
+    status, type, default_code = 404, "not_found", ResourceErrorCode.RESOURCE_MISSING
 
 
 class MethodNotAllowed(ApiError):
     """405: the path exists but not with this method."""
 
-    status, type, default_code = 405, "invalid_request", "method_not_allowed"
+    status, type, default_code = 405, "invalid_request", RequestErrorCode.METHOD_NOT_ALLOWED
 
 
 class Conflict(ApiError):
     """409: the object's state does not allow the operation."""
 
-    status, type, default_code = 409, "conflict", "invalid_state_transition"
+    status, type, default_code = 409, "conflict", ResourceErrorCode.INVALID_STATE_TRANSITION
 
 
 class ValidationFailed(ApiError):
     """422: a business rule failed."""
 
-    status, type, default_code = 422, "validation_failed", "validation_failed"
+    status, type, default_code = 422, "validation_failed", BaseErrorCode.VALIDATION_FAILED
 
 
 class RateLimited(ApiError):
     """429: the account's token bucket is empty (README "Limits")."""
 
-    status, type, default_code = 429, "rate_limited", "rate_limited"
+    status, type, default_code = 429, "rate_limited", RateLimitErrorCode.RATE_LIMITED
 
 
 class InternalError(ApiError):
     """500: something broke on our side; never carries a stack trace."""
 
-    status, type, default_code = 500, "api_error", "internal_error"
+    status, type, default_code = 500, "api_error", BaseErrorCode.INTERNAL_ERROR
 
 
 def envelope(
@@ -158,11 +172,22 @@ def _first_drf_error(detail: Any, prefix: str = "") -> tuple[str | None, str, st
     return (prefix or None, str(detail), code)
 
 
+# DRF's own field-error codes that are not `parameter_invalid` in the envelope.
 _DRF_CODE_MAP = {
-    "required": "parameter_missing",
-    "null": "parameter_invalid",
-    "blank": "parameter_invalid",
+    "required": RequestErrorCode.PARAMETER_MISSING,
+    "null": RequestErrorCode.PARAMETER_INVALID,
+    "blank": RequestErrorCode.PARAMETER_INVALID,
 }
+
+# A DRF field error whose code starts with this carries one of ours (`field_code`).
+FIELD_CODE_PREFIX = "jc:"
+
+
+def field_code(code: StrEnum) -> str:
+    """The DRF `ErrorDetail` code that carries our `code` through a serializer's validation:
+    `translate` makes a field error of code `jc:<code>` a 400 `<code>`, where any other DRF
+    code would become `parameter_invalid`."""
+    return f"{FIELD_CODE_PREFIX}{code}"
 
 
 def translate(exc: Exception) -> ApiError | None:
@@ -171,19 +196,21 @@ def translate(exc: Exception) -> ApiError | None:
         return exc
     if isinstance(exc, drf.ValidationError):
         param, message, code = _first_drf_error(exc.detail)
-        if code.startswith("jc:"):
-            return InvalidRequest(message, code=code[3:], param=param)
+        if code.startswith(FIELD_CODE_PREFIX):
+            return InvalidRequest(message, code=code.removeprefix(FIELD_CODE_PREFIX), param=param)
         return InvalidRequest(
-            message, code=_DRF_CODE_MAP.get(code, "parameter_invalid"), param=param
+            message,
+            code=_DRF_CODE_MAP.get(code, RequestErrorCode.PARAMETER_INVALID),
+            param=param,
         )
     if isinstance(exc, drf.ParseError):
-        return InvalidRequest(str(exc.detail), code="json_invalid")
+        return InvalidRequest(str(exc.detail), code=RequestErrorCode.JSON_INVALID)
     if isinstance(exc, drf.UnsupportedMediaType):
         return UnsupportedMediaType(
             "Request bodies must be JSON: send Content-Type: application/json."
         )
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
-        return Unauthenticated(str(exc.detail), code="api_key_missing")
+        return Unauthenticated(str(exc.detail), code=AuthErrorCode.API_KEY_MISSING)
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         return Forbidden("This API key is not allowed to do that.")
     if isinstance(exc, (drf.NotFound, Http404)):
@@ -191,7 +218,7 @@ def translate(exc: Exception) -> ApiError | None:
     if isinstance(exc, drf.MethodNotAllowed):
         return MethodNotAllowed(str(exc.detail))
     if isinstance(exc, drf.NotAcceptable):
-        return InvalidRequest(str(exc.detail), code="not_acceptable")
+        return InvalidRequest(str(exc.detail), code=RequestErrorCode.NOT_ACCEPTABLE)
     if isinstance(exc, drf.Throttled):
         return RateLimited("Too many requests.")
     if isinstance(exc, RequestDataTooBig):
@@ -205,5 +232,8 @@ def translate(exc: Exception) -> ApiError | None:
                 param = None
         return InvalidRequest(message, param=param)
     if isinstance(exc, ProtectedError):
-        return Conflict("The object is referenced by other objects.", code="resource_in_use")
+        return Conflict(
+            "The object is referenced by other objects.",
+            code=ResourceErrorCode.RESOURCE_IN_USE,
+        )
     return None

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "audit.values",
         "audit.context",
         "jobcost.errors",
+        "jobcost.error_codes",
         "jobcost.scope",
         "jobcost.money",
         "jobcost.limits",

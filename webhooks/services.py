@@ -10,11 +10,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 from jobcost.services.common import apply_changes, lock, not_allowed, save_audited
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE
 from webhooks.endpoint_state import cancel_pending, endpoint_disable
+from webhooks.errors import WebhookErrorCode
 from webhooks.lanes import lane_for
 from webhooks.models import (
     DeliveryStatus,
@@ -33,7 +35,7 @@ def _check(url: str | None, events: list[str] | None, api_version: str | None) -
         try:
             check_url(url)
         except UrlRefused as exc:
-            raise InvalidRequest(str(exc), code="url_invalid", param="url") from exc
+            raise InvalidRequest(str(exc), code=WebhookErrorCode.URL_INVALID, param="url") from exc
     if events is not None:
         unknown = [e for e in events if e != "*" and e not in CATALOGUE]
         if not events or unknown:
@@ -45,7 +47,9 @@ def _check(url: str | None, events: list[str] | None, api_version: str | None) -
             )
     if api_version is not None and api_version not in settings.JOBCOST_API_VERSIONS:
         raise InvalidRequest(
-            f"Unknown API version '{api_version}'.", code="api_version_unknown", param="api_version"
+            f"Unknown API version '{api_version}'.",
+            code=RequestErrorCode.API_VERSION_UNKNOWN,
+            param="api_version",
         )
 
 

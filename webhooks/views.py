@@ -9,6 +9,7 @@ from jobcost.api.expand import parse_expand
 from jobcost.api.filters import reject_unknown_params
 from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import RequestErrorCode, ResourceErrorCode
 from jobcost.errors import NotFound
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.views.audit import AuditTrailMixin
@@ -21,6 +22,7 @@ from jobcost.views.docs import (
     update_doc,
 )
 from webhooks import selectors, services, withheld
+from webhooks.errors import WebhookErrorCode
 from webhooks.filters import EventFilter, WebhookEndpointFilter
 from webhooks.serializers import (
     EventSerializer,
@@ -80,7 +82,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         WebhookEndpointSerializer,
         "Create a webhook endpoint",
         description="The response holds the full signing `secret`, shown this once.",
-        errors={400: ("url_invalid", "api_version_unknown")},
+        errors={400: (WebhookErrorCode.URL_INVALID, RequestErrorCode.API_VERSION_UNKNOWN)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(WebhookEndpointCreateSerializer)
@@ -92,7 +94,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         WebhookEndpointUpdateSerializer,
         WebhookEndpointSerializer,
         "Update a webhook endpoint",
-        errors={400: ("url_invalid",)},
+        errors={400: (WebhookErrorCode.URL_INVALID,)},
     )
     def partial_update(self, request, *args, **kwargs):
         endpoint = self.get_object()
@@ -131,7 +133,13 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         parameters=expand_parameter(WebhookDeliverySerializer, is_list=True),
         filters=False,
         extensions={
-            ERROR_CODES_KEY: {"400": ("parameter_invalid", "parameter_unknown", "cursor_invalid")}
+            ERROR_CODES_KEY: {
+                "400": (
+                    RequestErrorCode.PARAMETER_INVALID,
+                    RequestErrorCode.PARAMETER_UNKNOWN,
+                    RequestErrorCode.CURSOR_INVALID,
+                )
+            }
         },
     )
     @action(detail=True, methods=["get"])
@@ -148,7 +156,7 @@ class WebhookEndpointViewSet(AuditTrailMixin, JobcostViewSet):
         responses={200: WebhookDeliverySerializer},
         parameters=[DELIVERY_ID, *expand_parameter(WebhookDeliverySerializer, is_list=False)],
         filters=False,
-        extensions={ERROR_CODES_KEY: {"409": ("invalid_state_transition",)}},
+        extensions={ERROR_CODES_KEY: {"409": (ResourceErrorCode.INVALID_STATE_TRANSITION,)}},
     )
     @action(
         detail=True,

@@ -21,6 +21,7 @@ from django.urls import reverse
 from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
+from jobcost.error_codes import CommitmentErrorCode
 from jobcost.errors import ApiError, translate
 from jobcost.models import CostCode, Invoice, InvoiceStatus
 from jobcost.services import invoices
@@ -89,7 +90,7 @@ def lines_total(lines: list[dict]) -> int:
 def coding_refusal(invoice: Invoice, lines: list[dict], error: ApiError) -> str:
     """The service's refusal in the accountant's words: a sum mismatch says both figures and
     the difference in dollars; anything else is the service's own message."""
-    if error.code != "lines_sum_mismatch":
+    if error.code != CommitmentErrorCode.LINES_SUM_MISMATCH:
         return error.message
     total = lines_total(lines)
     currency = invoice.currency

@@ -36,6 +36,7 @@ from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
 from jobcost.admin.invoice_coding import CODABLE, coding_view
 from jobcost.admin.object_steps import ObjectSteps, Step
+from jobcost.error_codes import CommitmentErrorCode
 from jobcost.errors import ApiError, ValidationFailed
 from jobcost.models import (
     Commitment,
@@ -317,12 +318,12 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
             return invoices.invoice_update(invoice_id=obj.pk, changes=changes)
         except ApiError as exc:
             amount = changes.get("amount", obj.amount)
-            if exc.code == "lines_sum_mismatch":
+            if exc.code == CommitmentErrorCode.LINES_SUM_MISMATCH:
                 raise ValidationFailed(
                     f"The invoice is coded to {dollars(obj.amount, obj.currency)} across its "
                     f"lines; code it again to {dollars(amount, obj.currency)} first "
                     "(Code to cost codes).",
-                    code=exc.code,
+                    code=CommitmentErrorCode.LINES_SUM_MISMATCH,
                     param="amount",
                 ) from exc
             raise

@@ -22,6 +22,7 @@ from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
 from jobcost.admin.object_steps import NoForm, RequiredReasonForm, Step
+from jobcost.error_codes import PayAppErrorCode
 from jobcost.errors import ValidationFailed, translate
 from jobcost.models import PayApp, PayAppLine, PayAppStatus
 from jobcost.money import MONEY_MAX
@@ -205,13 +206,13 @@ def submit(pay_app: PayApp) -> PayApp:
     try:
         return pay_apps.pay_app_submit(pay_app_id=pay_app.pk)
     except ValidationFailed as exc:
-        if exc.code != "lien_waivers_missing":
+        if exc.code != PayAppErrorCode.LIEN_WAIVERS_MISSING:
             raise
         names = ", ".join(vendor.name for vendor in vendors_missing_waivers(pay_app))
         raise ValidationFailed(
             f"Lien waivers for this period are missing from: {names}. Record them, or use "
             "“Submit over missing waivers” and give the reason.",
-            code=exc.code,
+            code=PayAppErrorCode.LIEN_WAIVERS_MISSING,
             object_id=pay_app.pk,
         ) from exc
 

@@ -3,6 +3,7 @@ as SHA-256."""
 
 from rest_framework.authentication import BaseAuthentication
 
+from jobcost.error_codes import AuthErrorCode
 from jobcost.errors import Unauthenticated
 from jobcost.models import ApiKey
 from jobcost.services.api_keys import hash_secret
@@ -16,22 +17,25 @@ class ApiKeyAuthentication(BaseAuthentication):
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             raise Unauthenticated(
-                "No API key provided. Send 'Authorization: Bearer <key>'.", code="api_key_missing"
+                "No API key provided. Send 'Authorization: Bearer <key>'.",
+                code=AuthErrorCode.API_KEY_MISSING,
             )
         scheme, _, token = header.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token.startswith("jc_") or len(token) > 200:
             raise Unauthenticated(
                 "Malformed Authorization header: expected 'Bearer jc_<env>_<secret>'.",
-                code="api_key_invalid",
+                code=AuthErrorCode.API_KEY_INVALID,
             )
         key = (
             ApiKey.objects.select_related("account").filter(secret_hash=hash_secret(token)).first()
         )
         if key is None:
-            raise Unauthenticated("Invalid API key provided.", code="api_key_invalid")
+            raise Unauthenticated("Invalid API key provided.", code=AuthErrorCode.API_KEY_INVALID)
         if key.is_revoked:
-            raise Unauthenticated("This API key has been revoked.", code="api_key_revoked")
+            raise Unauthenticated(
+                "This API key has been revoked.", code=AuthErrorCode.API_KEY_REVOKED
+            )
         return (key, key)
 
     def authenticate_header(self, request):

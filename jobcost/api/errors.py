@@ -10,6 +10,7 @@ import logging
 from django.http import JsonResponse
 from rest_framework.response import Response
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import ApiError, Forbidden, InternalError, InvalidRequest, NotFound, translate
 
 logger = logging.getLogger("jobcost.api")
@@ -47,7 +48,9 @@ def json_error_response(request, error: ApiError) -> JsonResponse:
 
 
 def handler400(request, exception=None):
-    return json_error_response(request, InvalidRequest("Bad request.", code="bad_request"))
+    return json_error_response(
+        request, InvalidRequest("Bad request.", code=RequestErrorCode.BAD_REQUEST)
+    )
 
 
 def handler403(request, exception=None):
@@ -57,7 +60,10 @@ def handler403(request, exception=None):
 def handler404(request, exception=None):
     return json_error_response(
         request,
-        NotFound(f"No route matches {request.method} {request.path}.", code="route_missing"),
+        NotFound(
+            f"No route matches {request.method} {request.path}.",
+            code=RequestErrorCode.ROUTE_MISSING,
+        ),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.utils.module_loading import import_string
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 
 MAX_DEPTH = 2
@@ -30,14 +31,14 @@ def parse_expand(params, serializer_class, *, is_list: bool) -> list[list[str]]:
             if parts[0] != "data" or len(parts) < 2:
                 raise InvalidRequest(
                     f"On a list, expand paths start with 'data.'; got '{raw}'.",
-                    code="expand_invalid",
+                    code=RequestErrorCode.EXPAND_INVALID,
                     param="expand[]",
                 )
             parts = parts[1:]
         if len(parts) > MAX_DEPTH:
             raise InvalidRequest(
                 f"'{raw}' is {len(parts)} levels deep; expansion goes {MAX_DEPTH} levels at most.",
-                code="expand_too_deep",
+                code=RequestErrorCode.EXPAND_TOO_DEEP,
                 param="expand[]",
             )
         current = serializer_class
@@ -46,7 +47,7 @@ def parse_expand(params, serializer_class, *, is_list: bool) -> list[list[str]]:
             if target is None:
                 raise InvalidRequest(
                     f"'{raw}' cannot be expanded: '{part}' is not an expandable ID field.",
-                    code="expand_invalid",
+                    code=RequestErrorCode.EXPAND_INVALID,
                     param="expand[]",
                 )
             current = target

@@ -11,6 +11,7 @@ import django_filters
 from django import forms
 from django.utils.dateparse import parse_datetime
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 
 RESERVED_PARAMS = {"limit", "cursor", "expand[]"}
@@ -126,7 +127,7 @@ def reject_unknown_params(params, known: set[str] | frozenset[str] = frozenset()
     for name in params:
         if name not in known and name not in RESERVED_PARAMS:
             raise InvalidRequest(
-                f"Unknown parameter: {name}.", code="parameter_unknown", param=name
+                f"Unknown parameter: {name}.", code=RequestErrorCode.PARAMETER_UNKNOWN, param=name
             )
 
 

@@ -21,6 +21,7 @@ from django.db import connection
 from django.http import HttpResponse
 from django.utils import timezone
 
+from jobcost.error_codes import IdempotencyErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import IdempotencyRecord
 
@@ -33,7 +34,7 @@ def read_key(request) -> str:
     if key is None or key == "":
         raise InvalidRequest(
             "An Idempotency-Key header is required on every POST and PATCH.",
-            code="idempotency_key_missing",
+            code=IdempotencyErrorCode.IDEMPOTENCY_KEY_MISSING,
             param=HEADER,
         )
     if len(key) > 255 or not all(32 <= ord(c) <= 126 for c in key):
@@ -77,7 +78,7 @@ def check_matches(record: IdempotencyRecord, method: str, path: str, sha: str) -
     if (record.method, record.path, record.body_sha256) != (method, path, sha):
         raise Conflict(
             "This Idempotency-Key was already used with a different method, path or body.",
-            code="idempotency_key_reused",
+            code=IdempotencyErrorCode.IDEMPOTENCY_KEY_REUSED,
             param=HEADER,
         )
 
@@ -85,7 +86,7 @@ def check_matches(record: IdempotencyRecord, method: str, path: str, sha: str) -
 def in_use() -> Conflict:
     return Conflict(
         "A request with this Idempotency-Key is still being processed; retry shortly.",
-        code="idempotency_key_in_use",
+        code=IdempotencyErrorCode.IDEMPOTENCY_KEY_IN_USE,
         param=HEADER,
     )
 

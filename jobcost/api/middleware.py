@@ -7,6 +7,7 @@ from django.conf import settings
 
 from audit.ids import new_id
 from jobcost.api.errors import json_error_response
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import NotFound, PayloadTooLarge
 
 
@@ -41,7 +42,10 @@ class NulPathMiddleware:
             shown = request.path.replace("\x00", "%00")
             return json_error_response(
                 request,
-                NotFound(f"No route matches {request.method} {shown}.", code="route_missing"),
+                NotFound(
+                    f"No route matches {request.method} {shown}.",
+                    code=RequestErrorCode.ROUTE_MISSING,
+                ),
             )
         return self.get_response(request)
 

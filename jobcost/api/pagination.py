@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 
 DEFAULT_LIMIT = 25
@@ -51,7 +52,7 @@ def decode_cursor(cursor: str, scope: str, width: int) -> list[str]:
     malformed, or belongs to another list."""
     invalid = InvalidRequest(
         "The cursor is invalid: pass back the next_cursor of this list unchanged.",
-        code="cursor_invalid",
+        code=RequestErrorCode.CURSOR_INVALID,
         param="cursor",
     )
     if not cursor.startswith("cur_"):

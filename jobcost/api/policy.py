@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
+from jobcost.error_codes import AuthErrorCode
 from jobcost.errors import Forbidden
 from jobcost.models import Role
 
@@ -107,7 +108,7 @@ def authorize(*, role: str, restricted: bool, basename: str, action: str) -> Non
         raise Forbidden(
             "Agent keys cannot approve, reject, void, execute, close or mark paid; "
             "propose an agent action for a person to approve.",
-            code="agent_cannot_approve",
+            code=AuthErrorCode.AGENT_CANNOT_APPROVE,
         )
     if capability not in ROLE_CAPABILITIES.get(role, frozenset()):
         raise Forbidden(f"A {role} key may not {action.replace('_', ' ')} {basename}.")

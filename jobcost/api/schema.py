@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from enum import StrEnum
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
@@ -31,6 +32,15 @@ from jobcost.api import policy
 from jobcost.api.fields import CentsField, RefField
 from jobcost.api.schema_components import ERROR_RESPONSE_REF
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
+from jobcost.error_codes import (
+    AuthErrorCode,
+    BaseErrorCode,
+    IdempotencyErrorCode,
+    RateLimitErrorCode,
+    ReportErrorCode,
+    RequestErrorCode,
+    ResourceErrorCode,
+)
 from jobcost.money import MONEY_MAX
 
 ERROR_REF = ERROR_RESPONSE_REF
@@ -298,40 +308,72 @@ class JobcostAutoSchema(AutoSchema):
         return schema
 
     # --- responses ------------------------------------------------------------------------
-    def _error_codes(self) -> dict[str, list[str]]:
+    def _error_codes(self) -> dict[str, list[StrEnum]]:
         """The codes each error status carries on this operation (see docs/errors.md)."""
         write = self.method in ("POST", "PATCH")
         has_id = "{id}" in self.path
         is_list = self._action() in ("list", "audit")
-        bad = ["api_version_unknown", "expand_invalid", "expand_too_deep"]
+        bad: list[StrEnum] = [
+            RequestErrorCode.API_VERSION_UNKNOWN,
+            RequestErrorCode.EXPAND_INVALID,
+            RequestErrorCode.EXPAND_TOO_DEEP,
+        ]
         if is_list:
-            bad += ["parameter_invalid", "parameter_unknown", "cursor_invalid"]
+            bad += [
+                RequestErrorCode.PARAMETER_INVALID,
+                RequestErrorCode.PARAMETER_UNKNOWN,
+                RequestErrorCode.CURSOR_INVALID,
+            ]
         if self._action() in DOCUMENT_ACTIONS:
-            bad = ["api_version_unknown", "parameter_unknown"]  # it takes no parameters
+            # It takes no parameters.
+            bad = [RequestErrorCode.API_VERSION_UNKNOWN, RequestErrorCode.PARAMETER_UNKNOWN]
         if getattr(self.view, "report_view", False):  # no `expand[]`; files have a bound
-            bad = ["api_version_unknown", "parameter_invalid", "parameter_unknown"]
-            bad += ["cursor_invalid", "report_too_large"]
-        codes: dict[str, list[str]] = {
-            "401": ["api_key_missing", "api_key_invalid", "api_key_revoked"],
-            "429": ["rate_limited"],
-            "500": ["internal_error"],
+            bad = [
+                RequestErrorCode.API_VERSION_UNKNOWN,
+                RequestErrorCode.PARAMETER_INVALID,
+                RequestErrorCode.PARAMETER_UNKNOWN,
+            ]
+            bad += [RequestErrorCode.CURSOR_INVALID, ReportErrorCode.REPORT_TOO_LARGE]
+        codes: dict[str, list[StrEnum]] = {
+            "401": [
+                AuthErrorCode.API_KEY_MISSING,
+                AuthErrorCode.API_KEY_INVALID,
+                AuthErrorCode.API_KEY_REVOKED,
+            ],
+            "429": [RateLimitErrorCode.RATE_LIMITED],
+            "500": [BaseErrorCode.INTERNAL_ERROR],
         }
         if has_id:
-            codes["404"] = ["resource_missing"]
+            codes["404"] = [ResourceErrorCode.RESOURCE_MISSING]
         if self._capability() not in (policy.READ, None):
-            codes["403"] = ["role_forbidden"]  # e.g. webhook routes: admin keys only
+            codes["403"] = [AuthErrorCode.ROLE_FORBIDDEN]  # e.g. webhook routes: admin keys only
         if write:
-            bad = ["idempotency_key_missing", "json_invalid", "parameter_missing"]
-            bad += ["parameter_invalid", "parameter_unknown", "parameter_read_only"]
-            bad += ["api_version_unknown", "expand_invalid", "expand_too_deep"]
-            codes["403"] = ["role_forbidden"]
+            bad = [
+                IdempotencyErrorCode.IDEMPOTENCY_KEY_MISSING,
+                RequestErrorCode.JSON_INVALID,
+                RequestErrorCode.PARAMETER_MISSING,
+            ]
+            bad += [
+                RequestErrorCode.PARAMETER_INVALID,
+                RequestErrorCode.PARAMETER_UNKNOWN,
+                RequestErrorCode.PARAMETER_READ_ONLY,
+            ]
+            bad += [
+                RequestErrorCode.API_VERSION_UNKNOWN,
+                RequestErrorCode.EXPAND_INVALID,
+                RequestErrorCode.EXPAND_TOO_DEEP,
+            ]
+            codes["403"] = [AuthErrorCode.ROLE_FORBIDDEN]
             if self._capability() == policy.APPROVE:
-                codes["403"].append("agent_cannot_approve")
-            codes["409"] = ["idempotency_key_reused", "idempotency_key_in_use"]
-            codes["413"] = ["body_too_large"]
-            codes["415"] = ["unsupported_media_type"]
+                codes["403"].append(AuthErrorCode.AGENT_CANNOT_APPROVE)
+            codes["409"] = [
+                IdempotencyErrorCode.IDEMPOTENCY_KEY_REUSED,
+                IdempotencyErrorCode.IDEMPOTENCY_KEY_IN_USE,
+            ]
+            codes["413"] = [RequestErrorCode.BODY_TOO_LARGE]
+            codes["415"] = [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE]
             if self._has_references():
-                codes["404"] = ["resource_missing"]
+                codes["404"] = [ResourceErrorCode.RESOURCE_MISSING]
         codes["400"] = bad
         for status, extra in self.get_extensions().get(ERROR_CODES_KEY, {}).items():
             codes.setdefault(str(status), [])

@@ -6,6 +6,8 @@ import copy
 
 from drf_spectacular.plumbing import ResolvedComponent
 
+from jobcost.error_codes import RequestErrorCode
+
 ERROR_OBJECT = {
     "type": "object",
     "required": ["type", "code", "message", "param", "object", "request_id"],
@@ -25,7 +27,7 @@ ERROR_OBJECT = {
         },
         "code": {
             "type": "string",
-            "example": "parameter_invalid",
+            "example": RequestErrorCode.PARAMETER_INVALID.value,
             "description": "Machine-readable reason; every code is listed in docs/errors.md.",
         },
         "message": {"type": "string", "description": "For people; do not parse."},

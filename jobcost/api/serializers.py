@@ -8,6 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
+from jobcost.error_codes import RequestErrorCode
+from jobcost.errors import field_code
 from jobcost.resources import RESOURCES
 
 
@@ -142,10 +144,20 @@ class InputSerializer(serializers.Serializer):
             readable = set(self.output().fields) if self.output else set()
             if name in readable or field is not None:
                 raise serializers.ValidationError(
-                    {name: _error("jc:parameter_read_only", f"{name} is read-only.")}
+                    {
+                        name: _error(
+                            field_code(RequestErrorCode.PARAMETER_READ_ONLY),
+                            f"{name} is read-only.",
+                        )
+                    }
                 )
             raise serializers.ValidationError(
-                {name: _error("jc:parameter_unknown", f"Unknown parameter: {name}.")}
+                {
+                    name: _error(
+                        field_code(RequestErrorCode.PARAMETER_UNKNOWN),
+                        f"Unknown parameter: {name}.",
+                    )
+                }
             )
         reject_non_strings(self.fields, data)
         return super().to_internal_value(data)

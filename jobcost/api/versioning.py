@@ -3,6 +3,7 @@ request."""
 
 from django.conf import settings
 
+from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 
 HEADER = "Jobcost-Version"
@@ -17,7 +18,7 @@ def resolve_version(request, api_key) -> str:
         known = ", ".join(settings.JOBCOST_API_VERSIONS)
         raise InvalidRequest(
             f"Unknown API version '{requested}'. Known: {known}.",
-            code="api_version_unknown",
+            code=RequestErrorCode.API_VERSION_UNKNOWN,
             param=HEADER,
         )
     return requested

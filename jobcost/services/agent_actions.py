@@ -31,6 +31,7 @@ from rest_framework import serializers
 
 from audit.context import current_actor
 from audit.ids import has_prefix
+from jobcost.error_codes import AuthErrorCode, ProjectErrorCode, RequestErrorCode
 from jobcost.errors import ApiError, Forbidden, InvalidRequest, NotFound, translate
 from jobcost.models import AgentAction, AgentActionStatus, BudgetLine, Invoice, Project, Role
 from jobcost.scope import Scope
@@ -124,7 +125,7 @@ def parse_payload(kind: ActionKind, payload: dict, scope: Scope) -> dict:
         if name not in data:
             raise InvalidRequest(
                 f"A proposal of this action names payload.{name}.",
-                code="parameter_missing",
+                code=RequestErrorCode.PARAMETER_MISSING,
                 param=f"payload.{name}",
             )
     return data
@@ -157,7 +158,7 @@ def _target(kind: ActionKind, target: str | None, scope: Scope):
     if not target:
         raise InvalidRequest(
             f"This action changes an existing object: name its `{kind.target_prefix}_` ID.",
-            code="parameter_missing",
+            code=RequestErrorCode.PARAMETER_MISSING,
             param="target",
         )
     found = None
@@ -215,7 +216,8 @@ def _refuse_agents() -> None:
     and this holds for any other caller of the service."""
     if current_actor().role == Role.AGENT:
         raise Forbidden(
-            "Agent keys cannot approve or reject agent actions.", code="agent_cannot_approve"
+            "Agent keys cannot approve or reject agent actions.",
+            code=AuthErrorCode.AGENT_CANNOT_APPROVE,
         )
 
 
@@ -253,7 +255,7 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
             result = kind.run(agent_action.target or None, data)
     except Exception as exc:
         error = translate(exc)
-        if error is None or error.code == "project_closed":
+        if error is None or error.code == ProjectErrorCode.PROJECT_CLOSED:
             raise  # not the payload's fault: the project closed while this ran
         if error.param != "target":
             error = _prefixed(error)

@@ -29,9 +29,9 @@ from django.utils import timezone
 
 from audit.context import Actor, acting_as, current_actor
 from jobcost.budget_files import COLUMN_OF, MONEY_KEYS, FileRefused, parse_budget_file
-from jobcost.errors import ApiError, Conflict, InvalidRequest
+from jobcost.errors import ApiError, InvalidRequest
 from jobcost.models import BudgetImport, BudgetImportStatus, Project
-from jobcost.services.common import ensure_project_open
+from jobcost.services.common import ensure_project_open, not_allowed
 from jobcost.services.cost_codes import RowsRefused, cost_codes_check_many, cost_codes_create_many
 
 logger = logging.getLogger("jobcost.budget_imports")
@@ -91,10 +91,9 @@ def budget_import_confirm(*, dry_run_id: str) -> BudgetImport:
     """
     checked = BudgetImport.objects.select_related("project").get(pk=dry_run_id)
     if not (checked.dry_run and checked.status == S.SUCCEEDED):
-        raise Conflict(
-            "Only a dry run that found no problem can be imported; check the file again.",
-            code="invalid_state_transition",
-            object_id=checked.pk,
+        raise not_allowed(
+            checked,
+            message="Only a dry run that found no problem can be imported; check the file again.",
         )
     ensure_project_open(checked.project)
     return _record_and_run(

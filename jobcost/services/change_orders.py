@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from audit.context import current_actor
 from audit.services import record_created
+from jobcost.error_codes import CommitmentErrorCode, RequestErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     ChangeOrder,
@@ -67,7 +68,7 @@ def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]
         raise ValidationFailed(
             f"The lines add up to {format_dollars(total)}, but the change order is for "
             f"{format_dollars(amount)}.",
-            code="lines_sum_mismatch",
+            code=CommitmentErrorCode.LINES_SUM_MISMATCH,
             param="lines",
         )
     lines = [{**line, "budget_amount": line.get("budget_amount", line["amount"])} for line in lines]
@@ -160,7 +161,7 @@ def change_order_create(
         if commitment is None:
             raise InvalidRequest(
                 "A commitment change order names its commitment.",
-                code="parameter_missing",
+                code=RequestErrorCode.PARAMETER_MISSING,
                 param="commitment",
             )
         if commitment.project_id != project.pk:
@@ -287,14 +288,14 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}; change it directly "
             "while draft, or execute it first.",
-            code="commitment_not_executed",
+            code=CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
             object_id=commitment.pk,
         )
     if commitment.remaining + change_order.amount < 0:
         raise ValidationFailed(
             f"This deduction would take commitment {commitment.number} below the "
             f"{format_dollars(commitment.billed_to_date)} already billed.",
-            code="exceeds_commitment",
+            code=CommitmentErrorCode.EXCEEDS_COMMITMENT,
             param="amount",
             object_id=change_order.pk,
         )

@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from jobcost.error_codes import CommitmentErrorCode
 from jobcost.errors import InvalidRequest, ValidationFailed
 from jobcost.models import (
     Commitment,
@@ -153,7 +154,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     if commitment.cost_code_id is None:
         raise ValidationFailed(
             "Set the commitment's cost_code before executing it.",
-            code="cost_code_required",
+            code=CommitmentErrorCode.COST_CODE_REQUIRED,
             param="cost_code",
             object_id=commitment.pk,
         )

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from audit import services as audit
 from audit.audited import Audited
+from jobcost.error_codes import ProjectErrorCode, RequestErrorCode, ResourceErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
 
@@ -21,7 +22,7 @@ def ensure_project_open(project: Project) -> None:
     if project.status == ProjectStatus.CLOSED:
         raise Conflict(
             f"Project {project.number} is closed; it and its records can no longer change.",
-            code="project_closed",
+            code=ProjectErrorCode.PROJECT_CLOSED,
             object_id=project.pk,
         )
 
@@ -106,7 +107,7 @@ def check_writable(changes: dict, writable: frozenset[str]) -> None:
     for name in changes:
         if name not in writable:
             raise InvalidRequest(
-                f"{name} cannot be changed.", code="parameter_read_only", param=name
+                f"{name} cannot be changed.", code=RequestErrorCode.PARAMETER_READ_ONLY, param=name
             )
 
 
@@ -142,7 +143,7 @@ def ensure_free(
     if clash is not None:
         raise Conflict(
             message,
-            code="resource_already_exists",
+            code=ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
             param=param,
             object_id=clash if name_clash else None,
         )
@@ -154,7 +155,9 @@ def create_unique(factory: Callable[[], M], *, param: str, message: str) -> M:
         with transaction.atomic():
             return factory()
     except IntegrityError as exc:
-        raise Conflict(message, code="resource_already_exists", param=param) from exc
+        raise Conflict(
+            message, code=ResourceErrorCode.RESOURCE_ALREADY_EXISTS, param=param
+        ) from exc
 
 
 def not_allowed(
@@ -167,7 +170,9 @@ def not_allowed(
         noun = "RFI" if obj.OBJECT == "rfi" else obj.OBJECT.replace("_", " ")
         article = "an" if noun[0] in "aeiouAEIOU" or noun == "RFI" else "a"
         message = f"Cannot {verb} {article} {noun} that is {obj.status}."
-    return Conflict(message, code="invalid_state_transition", param=param, object_id=obj.pk)
+    return Conflict(
+        message, code=ResourceErrorCode.INVALID_STATE_TRANSITION, param=param, object_id=obj.pk
+    )
 
 
 def lock_in_state(

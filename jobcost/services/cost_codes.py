@@ -12,12 +12,19 @@ stay within the money cap (`ensure_project_totals`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from audit.services import record_created, record_created_many, record_updated_many
+from jobcost.error_codes import (
+    BudgetImportErrorCode,
+    ProjectErrorCode,
+    RequestErrorCode,
+    ResourceErrorCode,
+)
 from jobcost.errors import Conflict, ValidationFailed
 from jobcost.models import BudgetLine, CostCode, Project, ProjectStatus
 from jobcost.money import cents_problem
@@ -54,7 +61,9 @@ def _code_taken_message(code: str) -> str:
 def _ensure_code_free(project_id: str, code: str, exclude_pk: str | None = None) -> None:
     """409 `resource_already_exists` (param `code`) when the project has the code."""
     if _codes_taken(project_id, [code], exclude_pk):
-        raise Conflict(_code_taken_message(code), code="resource_already_exists", param="code")
+        raise Conflict(
+            _code_taken_message(code), code=ResourceErrorCode.RESOURCE_ALREADY_EXISTS, param="code"
+        )
 
 
 def _new_cost_code(project: Project, *, code, name, cost_type, scheduled_value) -> CostCode:
@@ -77,13 +86,13 @@ class RowsRefused(ValidationFailed):
         super().__init__(
             f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in the rows; the first, "
             f"row {first['row']} ({first['field']}): {first['message']}",
-            code="rows_invalid",
+            code=BudgetImportErrorCode.ROWS_INVALID,
             param=first["field"],
         )
         self.errors = errors
 
 
-def _field_errors(instance: CostCode) -> list[tuple[str, str, str]]:
+def _field_errors(instance: CostCode) -> list[tuple[str, RequestErrorCode, str]]:
     """(field, code, message) of each model rule the new cost code breaks (`clean_fields`)."""
     try:
         clean_fields(instance)
@@ -92,15 +101,25 @@ def _field_errors(instance: CostCode) -> list[tuple[str, str, str]]:
         for name, errors in exc.error_dict.items():
             error = errors[0]
             if error.code in ("blank", "null", "required"):
-                found.append((name, "parameter_missing", f"{name.replace('_', ' ')} is empty."))
+                found.append(
+                    (
+                        name,
+                        RequestErrorCode.PARAMETER_MISSING,
+                        f"{name.replace('_', ' ')} is empty.",
+                    )
+                )
             elif error.code == "invalid_choice":
                 value = getattr(instance, name)
                 choices = ", ".join(value for value, _ in instance._meta.get_field(name).choices)
                 found.append(
-                    (name, "parameter_invalid", f"'{value}' is not a cost type; use {choices}.")
+                    (
+                        name,
+                        RequestErrorCode.PARAMETER_INVALID,
+                        f"'{value}' is not a cost type; use {choices}.",
+                    )
                 )
             else:
-                found.append((name, "parameter_invalid", " ".join(error.messages)))
+                found.append((name, RequestErrorCode.PARAMETER_INVALID, " ".join(error.messages)))
         return found
     return []
 
@@ -119,8 +138,8 @@ def cost_codes_check_many(*, project: Project, rows: list[dict]) -> list[dict]:
     first_row_of: dict[str, int] = {}
     order = {name: index for index, name in enumerate(NEW_COST_CODE_FIELDS)}
 
-    def refuse(row: int, field: str, code: str, message: str) -> None:
-        errors.append({"row": row, "field": field, "code": code, "message": message})
+    def refuse(row: int, field: str, code: StrEnum, message: str) -> None:
+        errors.append({"row": row, "field": field, "code": str(code), "message": message})
 
     for row in rows:
         number = row["row"]
@@ -136,19 +155,24 @@ def cost_codes_check_many(*, project: Project, rows: list[dict]) -> list[dict]:
         for field in ("scheduled_value", "budget_amount"):
             problem = cents_problem(row[field])
             if problem:
-                refuse(number, field, "parameter_invalid", f"{field} {problem}.")
+                refuse(number, field, RequestErrorCode.PARAMETER_INVALID, f"{field} {problem}.")
         code = row["code"]
         if code in first_row_of:
             refuse(
                 number,
                 "code",
-                "duplicate_code",
+                BudgetImportErrorCode.DUPLICATE_CODE,
                 f"Cost code '{code}' is also on row {first_row_of[code]} of this file.",
             )
         elif code:
             first_row_of[code] = number
     for code in _codes_taken(project.pk, first_row_of):
-        refuse(first_row_of[code], "code", "resource_already_exists", _code_taken_message(code))
+        refuse(
+            first_row_of[code],
+            "code",
+            ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
+            _code_taken_message(code),
+        )
     errors.sort(key=lambda e: (e["row"], order.get(e["field"], len(order))))
     return errors
 
@@ -292,7 +316,7 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
             raise Conflict(
                 "The original budget can only change while the project is in bid; "
                 "use a change order.",
-                code="budget_locked",
+                code=ProjectErrorCode.BUDGET_LOCKED,
                 param="original_amount",
                 object_id=line.pk,
             )

@@ -15,6 +15,7 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from jobcost.error_codes import CommitmentErrorCode, InvoiceErrorCode, PayAppErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     Commitment,
@@ -47,7 +48,7 @@ def _exceeds(commitment: Commitment, amount: int, *, object_id: str | None = Non
         f"left on commitment {commitment.number} "
         f"({format_dollars(commitment.revised_amount)} committed, "
         f"{format_dollars(commitment.billed_to_date)} already billed).",
-        code="exceeds_commitment",
+        code=CommitmentErrorCode.EXCEEDS_COMMITMENT,
         param="amount",
         object_id=object_id or commitment.pk,
     )
@@ -57,7 +58,7 @@ def _check_period(project_id: str, day: datetime.date) -> None:
     if period_is_locked(project_id, day):
         raise ValidationFailed(
             f"{day} falls in a billing period already submitted; the period is locked.",
-            code="period_locked",
+            code=PayAppErrorCode.PERIOD_LOCKED,
             param="invoice_date",
         )
 
@@ -70,7 +71,7 @@ def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) ->
     if Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk).exists():
         raise Conflict(
             f"This vendor already has an invoice numbered '{number}'.",
-            code="duplicate_invoice",
+            code=InvoiceErrorCode.DUPLICATE_INVOICE,
             param="number",
         )
 
@@ -86,7 +87,7 @@ def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
         raise ValidationFailed(
             f"The lines add up to {format_dollars(total)}, but the invoice is for "
             f"{format_dollars(invoice.amount)}.",
-            code="lines_sum_mismatch",
+            code=CommitmentErrorCode.LINES_SUM_MISMATCH,
             param="lines",
             object_id=invoice.pk,
         )
@@ -113,7 +114,7 @@ def invoice_create(
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}; invoices need an "
             "executed commitment.",
-            code="commitment_not_executed",
+            code=CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
             param="commitment",
             object_id=commitment.pk,
         )
@@ -222,7 +223,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}.",
-            code="commitment_not_executed",
+            code=CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
             object_id=commitment.pk,
         )
     if invoice.amount > commitment.remaining:

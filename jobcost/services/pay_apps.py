@@ -17,6 +17,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from audit.services import record, record_created
+from jobcost.error_codes import PayAppErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     CERTIFIED_STATUSES,
@@ -100,7 +101,7 @@ def pay_app_create(
     if draft is not None:
         raise Conflict(
             f"Pay app #{draft.number} is still a draft; submit it before creating the next.",
-            code="draft_pay_app_exists",
+            code=PayAppErrorCode.DRAFT_PAY_APP_EXISTS,
             object_id=draft.pk,
         )
     clash = PayApp.objects.filter(project=project, period_end__gte=period_start).order_by("-number")
@@ -109,7 +110,7 @@ def pay_app_create(
         raise ValidationFailed(
             f"The period overlaps pay app #{latest.number} ({latest.period_start} to "
             f"{latest.period_end}); a new period starts after {latest.period_end}.",
-            code="periods_overlap",
+            code=PayAppErrorCode.PERIODS_OVERLAP,
             param="period_start",
             object_id=latest.pk,
         )
@@ -120,7 +121,7 @@ def pay_app_create(
             f"The schedule of values ({format_dollars(scheduled)}) does not equal the contract "
             f"amount ({format_dollars(project.contract_amount)}); fix the cost codes' scheduled "
             "values.",
-            code="schedule_of_values_unbalanced",
+            code=PayAppErrorCode.SCHEDULE_OF_VALUES_UNBALANCED,
         )
     last = PayApp.objects.filter(project=project).order_by("-number").first()
     number = (last.number if last else 0) + 1
@@ -215,7 +216,7 @@ def _lock_draft(pay_app_id: str) -> PayApp:
     if pay_app.status != S.DRAFT:
         raise ValidationFailed(
             f"Pay app #{pay_app.number} is {pay_app.status}; its period is locked.",
-            code="period_locked",
+            code=PayAppErrorCode.PERIOD_LOCKED,
             object_id=pay_app.pk,
         )
     return pay_app
@@ -260,7 +261,7 @@ def pay_app_update(
             if breach:
                 raise ValidationFailed(
                     breach,
-                    code="exceeds_scheduled_value",
+                    code=PayAppErrorCode.EXCEEDS_SCHEDULED_VALUE,
                     param=f"lines[{index}]",
                     object_id=pay_app.pk,
                 )
@@ -326,7 +327,7 @@ def pay_app_submit(
             raise ValidationFailed(
                 f"Lien waivers for this period are missing from: {names}. Record them, or "
                 "submit with allow_missing_waivers: true.",
-                code="lien_waivers_missing",
+                code=PayAppErrorCode.LIEN_WAIVERS_MISSING,
                 param="allow_missing_waivers",
                 object_id=pay_app.pk,
             )

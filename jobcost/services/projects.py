@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from jobcost.error_codes import ProjectErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Owner, Project, ProjectStatus
 from jobcost.services.common import (
@@ -100,7 +101,7 @@ def project_update(*, project_id: str, changes: dict) -> Project:
         raise Conflict(
             "The original contract can only change while the project is in bid; "
             "use an owner change order.",
-            code="contract_locked",
+            code=ProjectErrorCode.CONTRACT_LOCKED,
             param="contract_amount",
             object_id=project.pk,
         )

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from django.db.models import F, Max, Sum
 from django.db.models.functions import Abs
 
+from jobcost.error_codes import ProjectErrorCode
 from jobcost.errors import ValidationFailed
 from jobcost.models import BudgetLine, Commitment, PayApp, Project
 from jobcost.money import MONEY_MAX, format_dollars
@@ -28,7 +29,7 @@ def out_of_range(what: str, cents: int, *, param: str | None = None, object_id=N
     return ValidationFailed(
         f"This change would take {what} to {format_dollars(cents)}, past the maximum of "
         f'{format_dollars(MONEY_MAX)} (README "Limits").',
-        code="amount_out_of_range",
+        code=ProjectErrorCode.AMOUNT_OUT_OF_RANGE,
         param=param,
         object_id=object_id,
     )

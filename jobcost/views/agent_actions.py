@@ -4,6 +4,7 @@
 from rest_framework.decorators import action
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import AgentActionFilter
 from jobcost.serializers.agent_actions import AgentActionCreateSerializer, AgentActionSerializer
 from jobcost.serializers.change_orders import ReasonSerializer
@@ -37,7 +38,7 @@ class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
         description="Records the proposal; nothing else changes until a person approves it. "
         "`payload` is validated now as the real endpoint would validate its body (errors name "
         "`payload.<field>`), and again at approval.",
-        errors={409: ("project_closed",)},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED,)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(AgentActionCreateSerializer)
@@ -49,7 +50,7 @@ class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
         EmptySerializer,
         description="Runs the payload through the real endpoint's code and rules in one "
         "transaction and records `result`. " + PAYLOAD_ERRORS,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
@@ -63,7 +64,7 @@ class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
         AgentActionSerializer,
         "Reject an agent action",
         ReasonSerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):

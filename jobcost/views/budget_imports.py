@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from jobcost.api.viewsets import UTF8_NAMES, JobcostViewSet
 from jobcost.budget_files import CSV, EXTENSIONS_FORMATS, MEDIA_TYPES, XLSX
+from jobcost.error_codes import BudgetImportErrorCode, ProjectErrorCode, RequestErrorCode
 from jobcost.errors import InvalidRequest, UnsupportedMediaType
 from jobcost.filters import BudgetImportFilter
 from jobcost.serializers.budget_imports import BudgetImportSerializer
@@ -71,7 +72,9 @@ class BudgetImportUploadMixin:
         for name in request.query_params:
             if name != "dry_run":
                 raise InvalidRequest(
-                    f"Unknown parameter: {name}.", code="parameter_unknown", param=name
+                    f"Unknown parameter: {name}.",
+                    code=RequestErrorCode.PARAMETER_UNKNOWN,
+                    param=name,
                 )
         value = request.query_params.get("dry_run", "false")
         if value not in ("true", "false"):
@@ -84,7 +87,7 @@ class BudgetImportUploadMixin:
         if content_type != MULTIPART and not django_request.body:
             raise InvalidRequest(
                 "The body is empty: send the budget file.",
-                code="parameter_missing",
+                code=RequestErrorCode.PARAMETER_MISSING,
                 param="file",
             )
         if content_type in MEDIA_TYPES:
@@ -97,7 +100,7 @@ class BudgetImportUploadMixin:
             if not content:
                 raise InvalidRequest(
                     "The body is empty: send the budget file.",
-                    code="parameter_missing",
+                    code=RequestErrorCode.PARAMETER_MISSING,
                     param="file",
                 )
             return content, MEDIA_TYPES[content_type], ""
@@ -115,14 +118,16 @@ class BudgetImportUploadMixin:
             if name != "file":
                 raise InvalidRequest(
                     f"Unknown part: {name}; send the budget as the `file` part only.",
-                    code="parameter_unknown",
+                    code=RequestErrorCode.PARAMETER_UNKNOWN,
                     param=name,
                 )
         uploads = files.getlist("file")
         if len(uploads) != 1:
             raise InvalidRequest(
                 "Send exactly one `file` part holding the budget (a .csv or .xlsx file).",
-                code="parameter_missing" if not uploads else "parameter_invalid",
+                code=RequestErrorCode.PARAMETER_MISSING
+                if not uploads
+                else RequestErrorCode.PARAMETER_INVALID,
                 param="file",
             )
         upload = uploads[0]
@@ -143,7 +148,7 @@ class BudgetImportUploadMixin:
             )
         if not content:
             raise InvalidRequest(
-                "The `file` part is empty.", code="parameter_missing", param="file"
+                "The `file` part is empty.", code=RequestErrorCode.PARAMETER_MISSING, param="file"
             )
         return content, file_format, name
 
@@ -189,8 +194,13 @@ class BudgetImportUploadMixin:
         filters=False,
         extensions={
             "x-jobcost-error-codes": {
-                "400": ["file_unreadable", "header_invalid", "file_empty", "too_many_rows"],
-                "409": ["project_closed"],
+                "400": [
+                    BudgetImportErrorCode.FILE_UNREADABLE,
+                    BudgetImportErrorCode.HEADER_INVALID,
+                    BudgetImportErrorCode.FILE_EMPTY,
+                    BudgetImportErrorCode.TOO_MANY_ROWS,
+                ],
+                "409": [ProjectErrorCode.PROJECT_CLOSED],
             }
         },
     )

@@ -1,6 +1,7 @@
 """/v1/cost-codes and /v1/budgets (rules in `services.cost_codes`)."""
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import BudgetLineFilter, CostCodeFilter
 from jobcost.serializers.budgets import (
     BudgetLineSerializer,
@@ -31,7 +32,10 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
         CostCodeSerializer,
         "Create a cost code and its budget line",
         description="`budget_amount` (cents) becomes the budget line's `original_amount`.",
-        errors={409: ("project_closed", "resource_already_exists"), 422: ("amount_out_of_range",)},
+        errors={
+            409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS),
+            422: (ProjectErrorCode.AMOUNT_OUT_OF_RANGE,),
+        },
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(CostCodeCreateSerializer)
@@ -41,7 +45,7 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
         CostCodeUpdateSerializer,
         CostCodeSerializer,
         "Update a cost code",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def partial_update(self, request, *args, **kwargs):
         cost_code = self.get_object()
@@ -67,7 +71,10 @@ class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
         "Update cost-to-complete (or the original budget while bidding)",
         description="`cost_to_complete` sets the estimate (null returns to the computed "
         "value); `original_amount` changes only while the project is `bid`.",
-        errors={409: ("project_closed", "budget_locked"), 422: ("amount_out_of_range",)},
+        errors={
+            409: (ProjectErrorCode.PROJECT_CLOSED, ProjectErrorCode.BUDGET_LOCKED),
+            422: (ProjectErrorCode.AMOUNT_OUT_OF_RANGE,),
+        },
     )
     def partial_update(self, request, *args, **kwargs):
         line = self.get_object()

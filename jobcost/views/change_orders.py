@@ -3,6 +3,7 @@
 from rest_framework.decorators import action
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import CommitmentErrorCode, ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import ChangeOrderFilter
 from jobcost.serializers.change_orders import (
     ChangeOrderCreateSerializer,
@@ -35,8 +36,8 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         description="Lines must sum to `amount` (negative for a deductive change); each line's "
         "`budget_amount` defaults to its `amount`.",
         errors={
-            409: ("project_closed", "resource_already_exists"),
-            422: ("lines_sum_mismatch", "amount_out_of_range"),
+            409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS),
+            422: (CommitmentErrorCode.LINES_SUM_MISMATCH, ProjectErrorCode.AMOUNT_OUT_OF_RANGE),
         },
     )
     def create(self, request, *args, **kwargs):
@@ -48,8 +49,12 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         ChangeOrderSerializer,
         "Update a draft change order",
         errors={
-            409: ("project_closed", "invalid_state_transition", "resource_already_exists"),
-            422: ("lines_sum_mismatch", "amount_out_of_range"),
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
+            ),
+            422: (CommitmentErrorCode.LINES_SUM_MISMATCH, ProjectErrorCode.AMOUNT_OUT_OF_RANGE),
         },
     )
     def partial_update(self, request, *args, **kwargs):
@@ -68,7 +73,7 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         ChangeOrderSerializer,
         "Submit a change order for approval",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def submit(self, request, *args, **kwargs):
@@ -81,8 +86,12 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         description="An owner change order moves the contract and budgets and lands on the "
         "draft pay app (or the next one); a commitment change order moves the commitment.",
         errors={
-            409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
-            422: ("exceeds_commitment", "amount_out_of_range"),
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
+            ),
+            422: (CommitmentErrorCode.EXCEEDS_COMMITMENT, ProjectErrorCode.AMOUNT_OUT_OF_RANGE),
         },
     )
     @action(detail=True, methods=["post"])
@@ -93,7 +102,7 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         ChangeOrderSerializer,
         "Reject a pending change order",
         ReasonSerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):
@@ -103,7 +112,7 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         ChangeOrderSerializer,
         "Void a change order",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):

@@ -4,6 +4,7 @@
 from rest_framework.decorators import action
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import CommitmentErrorCode, ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import CommitmentFilter
 from jobcost.serializers.commitments import (
     CommitmentCreateSerializer,
@@ -34,7 +35,7 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         "Create a draft commitment",
         description="`number` defaults to the next `SC-nnn` / `PO-nnn`, `retainage_pct` to "
         "the project's.",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(CommitmentCreateSerializer)
@@ -44,7 +45,13 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         CommitmentUpdateSerializer,
         CommitmentSerializer,
         "Update a draft commitment",
-        errors={409: ("project_closed", "invalid_state_transition", "resource_already_exists")},
+        errors={
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
+            )
+        },
     )
     def partial_update(self, request, *args, **kwargs):
         commitment = self.get_object()
@@ -63,8 +70,8 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         description="draft → executed; its `revised_amount` joins the budget line's "
         "`committed`. Needs a cost code.",
         errors={
-            409: ("project_closed", "invalid_state_transition"),
-            422: ("cost_code_required", "amount_out_of_range"),
+            409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION),
+            422: (CommitmentErrorCode.COST_CODE_REQUIRED, ProjectErrorCode.AMOUNT_OUT_OF_RANGE),
         },
     )
     @action(detail=True, methods=["post"])
@@ -76,7 +83,7 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         "Close an executed commitment",
         request=EmptySerializer,
         description="executed → closed: no more invoices; it stays in `committed`.",
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def close(self, request, *args, **kwargs):
@@ -87,7 +94,7 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         "Void a commitment",
         request=EmptySerializer,
         description="draft → void, or executed → void while nothing is billed.",
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):

@@ -1,6 +1,7 @@
 """/v1/daily-logs: create, list, retrieve, PATCH (rules in `services.daily_logs`)."""
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import DailyLogFilter
 from jobcost.serializers.daily_logs import (
     DailyLogCreateSerializer,
@@ -30,7 +31,7 @@ class DailyLogViewSet(AuditTrailMixin, JobcostViewSet):
         "Create the daily log of a day",
         description="One log per project and date: a second for the same day is 409 "
         "`resource_already_exists` (its `object` is the existing log).",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(DailyLogCreateSerializer)
@@ -41,7 +42,7 @@ class DailyLogViewSet(AuditTrailMixin, JobcostViewSet):
         DailyLogSerializer,
         "Update a daily log",
         description="`manpower`, when sent, replaces every row.",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def partial_update(self, request, *args, **kwargs):
         log = self.get_object()

@@ -2,18 +2,22 @@
 
 Each helper documents one kind of operation: its summary, request and response shapes and
 its `expand[]` parameter (the exact paths the serializer accepts; on lists they start with
-`data.`). `errors={409: ("project_closed",), 422: ("cost_code_required",)}` declares the
-codes the operation's service raises beyond the ones the request pipeline adds for every
-operation of its kind (`jobcost.api.schema.JobcostAutoSchema`); docs/errors.md explains them.
+`data.`). `errors={409: (ProjectErrorCode.PROJECT_CLOSED,), 422:
+(CommitmentErrorCode.COST_CODE_REQUIRED,)}` declares the codes (members of the domains' enums,
+`jobcost.error_codes`) the operation's service raises beyond the ones the request pipeline adds
+for every operation of its kind (`jobcost.api.schema.JobcostAutoSchema`); docs/errors.md
+explains them.
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from jobcost.api.schema import ENUM_NAME_KEY, ERROR_CODES_KEY, expandable_paths
 
-Errors = dict[int, tuple[str, ...]] | None
+Errors = dict[int, tuple[StrEnum, ...]] | None
 
 
 def expand_parameter(serializer, *, is_list: bool) -> list[OpenApiParameter]:

@@ -3,6 +3,13 @@
 from rest_framework.decorators import action
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import (
+    CommitmentErrorCode,
+    InvoiceErrorCode,
+    PayAppErrorCode,
+    ProjectErrorCode,
+    ResourceErrorCode,
+)
 from jobcost.filters import InvoiceFilter, LienWaiverFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.invoices import (
@@ -35,8 +42,12 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         InvoiceSerializer,
         "Receive a vendor invoice",
         errors={
-            409: ("project_closed", "commitment_not_executed", "duplicate_invoice"),
-            422: ("exceeds_commitment", "period_locked"),
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
+                InvoiceErrorCode.DUPLICATE_INVOICE,
+            ),
+            422: (CommitmentErrorCode.EXCEEDS_COMMITMENT, PayAppErrorCode.PERIOD_LOCKED),
         },
     )
     def create(self, request, *args, **kwargs):
@@ -49,8 +60,16 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         "Edit or code an invoice",
         description="`lines` code the invoice (they must sum to the amount) and make it `coded`.",
         errors={
-            409: ("project_closed", "invalid_state_transition", "duplicate_invoice"),
-            422: ("exceeds_commitment", "period_locked", "lines_sum_mismatch"),
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                InvoiceErrorCode.DUPLICATE_INVOICE,
+            ),
+            422: (
+                CommitmentErrorCode.EXCEEDS_COMMITMENT,
+                PayAppErrorCode.PERIOD_LOCKED,
+                CommitmentErrorCode.LINES_SUM_MISMATCH,
+            ),
         },
     )
     def partial_update(self, request, *args, **kwargs):
@@ -70,8 +89,12 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         description="Re-checks the commitment's remaining balance under a row lock, posts cost "
         "to the budget lines and requests a conditional progress lien waiver.",
         errors={
-            409: ("project_closed", "invalid_state_transition", "commitment_not_executed"),
-            422: ("exceeds_commitment", "amount_out_of_range"),
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
+            ),
+            422: (CommitmentErrorCode.EXCEEDS_COMMITMENT, ProjectErrorCode.AMOUNT_OUT_OF_RANGE),
         },
     )
     @action(detail=True, methods=["post"])
@@ -82,7 +105,7 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         InvoiceSerializer,
         "Mark an approved invoice paid",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):
@@ -92,7 +115,7 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         InvoiceSerializer,
         "Void an invoice",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def void(self, request, *args, **kwargs):
@@ -115,7 +138,7 @@ class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
         LienWaiverCreateSerializer,
         LienWaiverSerializer,
         "Request a lien waiver",
-        errors={409: ("project_closed",)},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED,)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(LienWaiverCreateSerializer)
@@ -125,7 +148,7 @@ class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
         LienWaiverUpdateSerializer,
         LienWaiverSerializer,
         "Record a lien waiver",
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     def partial_update(self, request, *args, **kwargs):
         waiver = self.get_object()

@@ -8,6 +8,12 @@ from rest_framework.decorators import action
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
+from jobcost.error_codes import (
+    PayAppErrorCode,
+    ProjectErrorCode,
+    RequestErrorCode,
+    ResourceErrorCode,
+)
 from jobcost.errors import InvalidRequest
 from jobcost.filters import PayAppFilter
 from jobcost.serializers.commitments import EmptySerializer
@@ -48,8 +54,8 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         PayAppSerializer,
         "Create the next draft pay app",
         errors={
-            409: ("project_closed", "draft_pay_app_exists"),
-            422: ("periods_overlap", "schedule_of_values_unbalanced"),
+            409: (ProjectErrorCode.PROJECT_CLOSED, PayAppErrorCode.DRAFT_PAY_APP_EXISTS),
+            422: (PayAppErrorCode.PERIODS_OVERLAP, PayAppErrorCode.SCHEDULE_OF_VALUES_UNBALANCED),
         },
     )
     def create(self, request, *args, **kwargs):
@@ -61,8 +67,12 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         PayAppSerializer,
         "Enter this period's work",
         errors={
-            409: ("project_closed",),
-            422: ("period_locked", "exceeds_scheduled_value", "amount_out_of_range"),
+            409: (ProjectErrorCode.PROJECT_CLOSED,),
+            422: (
+                PayAppErrorCode.PERIOD_LOCKED,
+                PayAppErrorCode.EXCEEDS_SCHEDULED_VALUE,
+                ProjectErrorCode.AMOUNT_OUT_OF_RANGE,
+            ),
         },
     )
     def partial_update(self, request, *args, **kwargs):
@@ -103,7 +113,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     def pdf(self, request, *args, **kwargs):
         for name in request.query_params:  # expand[], limit and cursor too: it takes none
             raise InvalidRequest(
-                f"Unknown parameter: {name}.", code="parameter_unknown", param=name
+                f"Unknown parameter: {name}.", code=RequestErrorCode.PARAMETER_UNKNOWN, param=name
             )
         return pay_app_pdf_response(self.get_object())
 
@@ -131,8 +141,8 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         "Submit a pay app (locks its period)",
         PayAppSubmitSerializer,
         errors={
-            409: ("project_closed", "invalid_state_transition"),
-            422: ("lien_waivers_missing",),
+            409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION),
+            422: (PayAppErrorCode.LIEN_WAIVERS_MISSING,),
         },
     )
     @action(detail=True, methods=["post"])
@@ -143,7 +153,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         PayAppSerializer,
         "Approve (certify) a submitted pay app",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
@@ -154,7 +164,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         "Reject a submitted pay app back to draft",
         PayAppRejectSerializer,
         description="Refused when a later pay app exists. Unlocks the period.",
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):
@@ -164,7 +174,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         PayAppSerializer,
         "Mark an approved pay app paid",
         EmptySerializer,
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):

@@ -2,6 +2,7 @@
 machine (rules in `services.projects`)."""
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import ProjectFilter
 from jobcost.serializers.projects import (
     ProjectCreateSerializer,
@@ -31,7 +32,7 @@ class ProjectViewSet(BudgetImportUploadMixin, AuditTrailMixin, JobcostViewSet):
         ProjectSerializer,
         "Create a project",
         description="Starts in `bid` (or `active`). Money in cents of `currency`.",
-        errors={409: ("resource_already_exists",)},
+        errors={409: (ResourceErrorCode.RESOURCE_ALREADY_EXISTS,)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(ProjectCreateSerializer)
@@ -47,12 +48,12 @@ class ProjectViewSet(BudgetImportUploadMixin, AuditTrailMixin, JobcostViewSet):
         "refuses every write.",
         errors={
             409: (
-                "project_closed",
-                "invalid_state_transition",
-                "contract_locked",
-                "resource_already_exists",
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                ProjectErrorCode.CONTRACT_LOCKED,
+                ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
             ),
-            422: ("amount_out_of_range",),
+            422: (ProjectErrorCode.AMOUNT_OUT_OF_RANGE,),
         },
     )
     def partial_update(self, request, *args, **kwargs):

@@ -25,6 +25,7 @@ from jobcost.documents.report_files import (
     render_csv,
     render_xlsx,
 )
+from jobcost.error_codes import ReportErrorCode, RequestErrorCode, ResourceErrorCode
 from jobcost.errors import InvalidRequest, NotFound
 from jobcost.models import Project
 from jobcost.selectors.reports.as_of import report_day
@@ -126,13 +127,17 @@ class ReportViewSet(JobcostViewSet):
         for name in query:
             if name not in allowed:
                 raise InvalidRequest(
-                    f"Unknown parameter: {name}.", code="parameter_unknown", param=name
+                    f"Unknown parameter: {name}.",
+                    code=RequestErrorCode.PARAMETER_UNKNOWN,
+                    param=name,
                 )
             if len(query.getlist(name)) > 1:
                 raise InvalidRequest(f"{name} may be given once.", param=name)
         for name in required:
             if name not in query:
-                raise InvalidRequest(f"{name} is required.", code="parameter_missing", param=name)
+                raise InvalidRequest(
+                    f"{name} is required.", code=RequestErrorCode.PARAMETER_MISSING, param=name
+                )
         values = {name: query.get(name) for name in known}
         values["as_of"] = self.as_of(query.get("as_of"))
         parse_limit(query.get("limit"))
@@ -160,7 +165,7 @@ class ReportViewSet(JobcostViewSet):
                 raise InvalidRequest(
                     f"This report has {len(report.rows):,} rows; a file holds at most "
                     f"{FILE_ROWS_MAX:,}. Narrow it with its filters or read the JSON pages.",
-                    code="report_too_large",
+                    code=ReportErrorCode.REPORT_TOO_LARGE,
                 )
             return file_response(FILE_RENDERERS[output](report), report, output)
         query = self.request.query_params
@@ -214,7 +219,10 @@ class ReportViewSet(JobcostViewSet):
         "budget, committed, cost to date, cost to complete, projected cost and variance. "
         "Ordered by code." + FILES_TEXT,
         ("project!",),
-        errors={400: ("parameter_missing",), 404: ("resource_missing",)},
+        errors={
+            400: (RequestErrorCode.PARAMETER_MISSING,),
+            404: (ResourceErrorCode.RESOURCE_MISSING,),
+        },
     )
     @action(detail=False, methods=["get"])
     def job_cost(self, request, *args, **kwargs):
@@ -231,7 +239,10 @@ class ReportViewSet(JobcostViewSet):
         "before it): date, vendor, commitment, invoice and amount; the rows behind the job "
         "cost report's cost to date. Ordered by date, invoice and line." + FILES_TEXT,
         ("project!", "cost_code", "vendor"),
-        errors={400: ("parameter_missing",), 404: ("resource_missing",)},
+        errors={
+            400: (RequestErrorCode.PARAMETER_MISSING,),
+            404: (ResourceErrorCode.RESOURCE_MISSING,),
+        },
     )
     @action(detail=False, methods=["get"])
     def job_cost_transactions(self, request, *args, **kwargs):

@@ -3,6 +3,7 @@
 from rest_framework.decorators import action
 
 from jobcost.api.viewsets import JobcostViewSet
+from jobcost.error_codes import ProjectErrorCode, ResourceErrorCode
 from jobcost.filters import RfiFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.rfis import RfiCreateSerializer, RfiSerializer, RfiUpdateSerializer
@@ -28,7 +29,7 @@ class RfiViewSet(AuditTrailMixin, JobcostViewSet):
         RfiSerializer,
         "Create an RFI",
         description="Opens the RFI; `number` defaults to the project's next `RFI-nnn`.",
-        errors={409: ("project_closed", "resource_already_exists")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def create(self, request, *args, **kwargs):
         data = self.parse(RfiCreateSerializer)
@@ -40,7 +41,13 @@ class RfiViewSet(AuditTrailMixin, JobcostViewSet):
         "Update or answer an RFI",
         description="A non-blank `answer` on an open RFI moves it to `answered` "
         "(event `rfi.answered`). A closed RFI cannot change.",
-        errors={409: ("project_closed", "invalid_state_transition", "resource_already_exists")},
+        errors={
+            409: (
+                ProjectErrorCode.PROJECT_CLOSED,
+                ResourceErrorCode.INVALID_STATE_TRANSITION,
+                ResourceErrorCode.RESOURCE_ALREADY_EXISTS,
+            )
+        },
     )
     def partial_update(self, request, *args, **kwargs):
         rfi = self.get_object()
@@ -52,7 +59,7 @@ class RfiViewSet(AuditTrailMixin, JobcostViewSet):
         "Close an RFI",
         EmptySerializer,
         description="Open or answered → closed (an unanswered RFI closes as withdrawn).",
-        errors={409: ("project_closed", "invalid_state_transition")},
+        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"])
     def close(self, request, *args, **kwargs):
