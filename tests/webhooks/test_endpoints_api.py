@@ -159,7 +159,9 @@ def test_disabling_cancels_pending_deliveries_and_enabling_turns_it_back_on(api,
     endpoint.refresh_from_db()
     assert endpoint.failing_since is None
     actions = list(
-        AuditEntry.objects.filter(target_id=endpoint.pk).values_list("action", flat=True)
+        AuditEntry.objects.filter(target_id=endpoint.pk)
+        .order_by("created_at")
+        .values_list("action", flat=True)
     )
     assert actions[-2:] == ["disabled", "enabled"]
     assert WebhookDelivery.objects.get(pk=pending.pk).status == "cancelled"  # stays so
