@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install var run migrate seed test lint format bench bench-webhooks bench-bounds bench-import fuzz clean
+.PHONY: install var run migrate seed test lint format bench bench-webhooks bench-bounds bench-writes bench-import fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,12 @@ bench-bounds: migrate
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
 		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
+
+## bench-writes: invoices through create → code → approve on one commitment by 8 clients against
+## gunicorn (2 workers × 4 threads), beside pgbench's hot-row ceiling (README "Benchmarks").
+## Needs PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and pgbench.
+bench-writes: migrate
+	$(BIN)/python manage.py bench_writes --clients $${CLIENTS:-8} --seconds $${SECONDS:-20}
 
 ## bench-import: a clean 5,000-row budget file imported through the API (dry run, in the
 ## request, queued) beside a raw COPY of the same rows (docs/budget-import.md). Needs PostgreSQL.
