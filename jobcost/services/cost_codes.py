@@ -193,7 +193,7 @@ def cost_codes_create_many(
     (`cost_codes_check_many`; 422 `rows_invalid` carrying all refusals in `errors`), then per
     chunk inserts the cost codes, their budget lines, and the `created` audit entries of both
     (budget line first, as `cost_code_create` writes them), which record the
-    `cost_code.created` events and their deliveries (`audit_record_many`). `progress(n)` is
+    `cost_code.created` events and their deliveries (`record_created_many`). `progress(n)` is
     called with the rows written so far after each chunk. Last, 422 `amount_out_of_range`
     (param `budget_amount`) when the project's budgets would sum past the money cap.
 
