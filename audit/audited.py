@@ -18,7 +18,7 @@ saving transaction (one query), so the trail is right either way.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 from django.db import models
 
@@ -41,7 +41,3 @@ class Audited(models.Model):
         returns the row. Call it on rows about to change (after `select_for_update`)."""
         self._audit_before = snapshot(self)
         return self
-
-    def audit_values(self) -> dict[str, Any]:
-        """The row's audited fields as {API name: JSON value} (cents stay ints)."""
-        return snapshot(self)
