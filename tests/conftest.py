@@ -1,5 +1,6 @@
 """Shared fixtures: an API client that speaks through the whole middleware stack, keys per
-role, and markers for the PostgreSQL- and Redis-only tests."""
+role, markers for the PostgreSQL- and Redis-only tests, and the failure of any test that
+tried to reach past loopback (tests/network.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
+from tests import network
 from tests.factories import AccountFactory, make_key
 
 _idem = itertools.count()
@@ -21,6 +23,25 @@ def pytest_runtest_setup(item):
         pytest.skip("needs PostgreSQL (set DATABASE_URL); SQLite cannot run this test")
     if item.get_closest_marker("redis") and not settings.REDIS_URL:
         pytest.skip("needs Redis (set REDIS_URL)")
+
+
+def pytest_unconfigure(config):
+    network.remove_log()
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only():
+    """Fail the test when it, or a process it started, tried to connect off loopback (the
+    connection itself was refused at once). Checked again after every other fixture's
+    teardown, so a receiver or worker stopping is covered too."""
+    _fail_on(network.take_refusals(), "before this test")
+    yield
+    _fail_on(network.take_refusals(), "during this test")
+
+
+def _fail_on(refused: list[str], when: str) -> None:
+    if refused:
+        pytest.fail(f"{len(refused)} outbound connection(s) {when}:\n\n" + "\n\n".join(refused))
 
 
 @pytest.fixture(scope="session")
