@@ -11,11 +11,18 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
+from django.test.testcases import QuietWSGIRequestHandler
 
 from tests import network
 from tests.factories import AccountFactory, make_key
 
 _idem = itertools.count()
+
+# The live server of the contract and browser tests answers with TCP_NODELAY, as gunicorn does
+# in production: Django's test server writes a response's head and body apart, and on a kept-
+# alive connection the body then waited for the client's delayed ACK, about 40 ms a request
+# (schemathesis sends thousands).
+QuietWSGIRequestHandler.disable_nagle_algorithm = True
 
 
 def pytest_runtest_setup(item):
