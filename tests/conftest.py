@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.testcases import QuietWSGIRequestHandler
+from pytest_django.plugin import validate_django_db
 
 from tests import network
 from tests.factories import AccountFactory, make_key
@@ -23,6 +24,33 @@ _idem = itertools.count()
 # alive connection the body then waited for the client's delayed ACK, about 40 ms a request
 # (schemathesis sends thousands).
 QuietWSGIRequestHandler.disable_nagle_algorithm = True
+
+
+# Tests that start a live server, gunicorn or Celery worker processes: seconds each where most
+# tests take milliseconds. Each runs first among the tests of its kind (pytest-django's order:
+# tests in a transaction, then transactional ones, which empty the database, then those without
+# one), so that pytest-xdist hands them out while the quick ones are still queued, and the run
+# does not end with one worker finishing a long test while the others idle.
+SLOW_FIXTURES = {"live_server", "workers", "worker", "server"}
+
+
+def _django_order(item) -> int:
+    """pytest-django's rank of a test (its `pytest_collection_modifyitems`, run before this)."""
+    marker = item.get_closest_marker("django_db")
+    transaction = reset_sequences = False
+    if marker:
+        transaction, reset_sequences, *_ = validate_django_db(marker)
+    if (
+        transaction
+        or reset_sequences
+        or {"transactional_db", "live_server"} & set(item.fixturenames)
+    ):
+        return 1
+    return 0 if marker or "db" in item.fixturenames else 2
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: (_django_order(item), not SLOW_FIXTURES & set(item.fixturenames)))
 
 
 def pytest_runtest_setup(item):
@@ -55,12 +83,16 @@ def _fail_on(refused: list[str], when: str) -> None:
 def django_db_setup(django_db_setup, django_db_blocker):
     """On PostgreSQL the audit table refuses TRUNCATE (audit migration 0003) unless the
     database sets `jobcost.allow_audit_truncate`; the test database does, so the teardown of
-    transactional tests can empty it. Connections opened from here on carry the setting."""
+    transactional tests can empty it. Its commits do not wait for the WAL to reach the disk
+    (`synchronous_commit = off`: what other sessions see is the same, only a crash of the
+    server could lose the last ones, of a database made to be thrown away). Connections opened
+    from here on carry both settings."""
     if connection.vendor == "postgresql":
         with django_db_blocker.unblock():
             name = connection.ops.quote_name(connection.settings_dict["NAME"])
             with connection.cursor() as cursor:
                 cursor.execute(f"ALTER DATABASE {name} SET jobcost.allow_audit_truncate = 'on'")
+                cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = 'off'")
             connection.close()
     yield
 
