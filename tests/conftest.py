@@ -67,8 +67,9 @@ def pytest_unconfigure(config):
 @pytest.fixture(autouse=True)
 def _loopback_only():
     """Fail the test when it, or a process it started, tried to connect off loopback (the
-    connection itself was refused at once). Checked again after every other fixture's
-    teardown, so a receiver or worker stopping is covered too."""
+    connection itself was refused at once). An autouse fixture, set up before the test's other
+    fixtures and so torn down after them: a receiver or worker pool stopping is covered too; a
+    refusal in a module's or the session's own fixtures fails the next test."""
     _fail_on(network.take_refusals(), "before this test")
     yield
     _fail_on(network.take_refusals(), "during this test")

@@ -101,8 +101,8 @@ class Workers:
         self._spawn("slow")
 
         def all_up() -> set[str] | None:
-            dead = [p.args for p in self.processes if p.poll() is not None]
-            assert not dead, f"a Celery worker exited on start; see {self.logs}"
+            exited = any(process.poll() is not None for process in self.processes)
+            assert not exited, f"a Celery worker exited on start; see {self.logs}"
             wanted = len(self.processes)
             replies = celery_app.control.ping(timeout=0.5, limit=wanted) or []
             names = {name for reply in replies for name in reply if name.startswith(self.queue)}
@@ -172,7 +172,7 @@ def worker_pool():
 @pytest.fixture
 def dns(settings):
     """Webhook hosts resolve from a script (tests/webhooks/resolvers.py) instead of the
-    system resolver; names not scripted do not resolve."""
+    suite's offline resolver; names not scripted do not resolve."""
     settings.WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.scripted"
     resolvers.SCRIPT = resolvers.Script()
     yield resolvers.SCRIPT
