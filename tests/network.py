@@ -23,6 +23,8 @@ import socket
 import tempfile
 import threading
 import traceback
+import uuid
+from pathlib import Path
 
 LOG_ENV = "JOBCOST_TEST_NETWORK_LOG"
 # The pytest process (xdist worker, or "main") the log belongs to: an xdist worker inherits the
@@ -90,9 +92,10 @@ def install() -> None:
     _installed = True
     owner = os.environ.get("PYTEST_XDIST_WORKER", "main")
     if not os.environ.get(LOG_ENV) or os.environ.get(OWNER_ENV) != owner:
-        handle, path = tempfile.mkstemp(prefix="jobcost-network-", suffix=".log")
-        os.close(handle)
-        os.environ[LOG_ENV] = path
+        # Named now, made by the first refusal a child writes (so none is left behind by a
+        # process that imports the test settings outside pytest).
+        path = Path(tempfile.gettempdir()) / f"jobcost-network-{os.getpid()}-{uuid.uuid4().hex}"
+        os.environ[LOG_ENV] = str(path)
         os.environ[OWNER_ENV] = owner
         _owns_log = True
     connect, connect_ex, sendto = (
