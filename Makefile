@@ -41,9 +41,12 @@ run: seed
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/python manage.py runserver --insecure --noreload $(HOST):$(PORT)
 
-## test: the whole suite. PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set.
+## test: the whole suite, spread over TEST_WORKERS pytest-xdist processes (README "The two
+## commands"; TEST_WORKERS=0 runs it in this process). PostgreSQL and Redis when DATABASE_URL /
+## REDIS_URL are set; each worker gets its own database and Redis database.
+TEST_WORKERS ?= 2
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 lint: install
 	$(BIN)/ruff check .
@@ -86,7 +89,7 @@ bench-import: migrate
 fuzz: install
 	FUZZ_SEED=$${FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')} \
 	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-100} FUZZ_TIMEOUT=$${FUZZ_TIMEOUT:-3600} \
-		$(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q
+		$(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q -n $(TEST_WORKERS)
 
 clean:
 	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*

@@ -1,5 +1,6 @@
 """Shared fixtures: an API client that speaks through the whole middleware stack, keys per
-role, and markers for the PostgreSQL- and Redis-only tests."""
+role, markers for the PostgreSQL- and Redis-only tests, and the failure of any test that
+tried to reach past loopback (tests/network.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,48 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
+from django.test.testcases import QuietWSGIRequestHandler
+from pytest_django.plugin import validate_django_db
 
+from tests import network
 from tests.factories import AccountFactory, make_key
 
 pytest_plugins = ("tests.emits",)
 
 _idem = itertools.count()
+
+# The live server of the contract and browser tests answers with TCP_NODELAY, as gunicorn does
+# in production: Django's test server writes a response's head and body apart, and on a kept-
+# alive connection the body then waited for the client's delayed ACK, about 40 ms a request
+# (schemathesis sends thousands).
+QuietWSGIRequestHandler.disable_nagle_algorithm = True
+
+
+# Tests that start a live server, gunicorn or Celery worker processes: seconds each where most
+# tests take milliseconds. Each runs first among the tests of its kind (pytest-django's order:
+# tests in a transaction, then transactional ones, which empty the database, then those without
+# one), so that pytest-xdist hands them out while the quick ones are still queued, and the run
+# does not end with one worker finishing a long test while the others idle.
+SLOW_FIXTURES = {"live_server", "workers", "worker", "server"}
+
+
+def _django_order(item) -> int:
+    """pytest-django's rank of a test (its `pytest_collection_modifyitems`, run before this)."""
+    marker = item.get_closest_marker("django_db")
+    transaction = reset_sequences = False
+    if marker:
+        transaction, reset_sequences, *_ = validate_django_db(marker)
+    if (
+        transaction
+        or reset_sequences
+        or {"transactional_db", "live_server"} & set(item.fixturenames)
+    ):
+        return 1
+    return 0 if marker or "db" in item.fixturenames else 2
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: (_django_order(item), not SLOW_FIXTURES & set(item.fixturenames)))
 
 
 def pytest_runtest_setup(item):
@@ -25,16 +62,40 @@ def pytest_runtest_setup(item):
         pytest.skip("needs Redis (set REDIS_URL)")
 
 
+def pytest_unconfigure(config):
+    network.remove_log()
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only():
+    """Fail the test when it, or a process it started, tried to connect off loopback (the
+    connection itself was refused at once). An autouse fixture, set up before the test's other
+    fixtures and so torn down after them: a receiver or worker pool stopping is covered too; a
+    refusal in a module's or the session's own fixtures fails the next test."""
+    _fail_on(network.take_refusals(), "before this test")
+    yield
+    _fail_on(network.take_refusals(), "during this test")
+
+
+def _fail_on(refused: list[str], when: str) -> None:
+    if refused:
+        pytest.fail(f"{len(refused)} outbound connection(s) {when}:\n\n" + "\n\n".join(refused))
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """On PostgreSQL the audit table refuses TRUNCATE (audit migration 0003) unless the
     database sets `jobcost.allow_audit_truncate`; the test database does, so the teardown of
-    transactional tests can empty it. Connections opened from here on carry the setting."""
+    transactional tests can empty it. Its commits do not wait for the WAL to reach the disk
+    (`synchronous_commit = off`: what other sessions see is the same, only a crash of the
+    server could lose the last ones, of a database made to be thrown away). Connections opened
+    from here on carry both settings."""
     if connection.vendor == "postgresql":
         with django_db_blocker.unblock():
             name = connection.ops.quote_name(connection.settings_dict["NAME"])
             with connection.cursor() as cursor:
                 cursor.execute(f"ALTER DATABASE {name} SET jobcost.allow_audit_truncate = 'on'")
+                cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = 'off'")
             connection.close()
     yield
 

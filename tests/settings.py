@@ -1,9 +1,50 @@
 """The test suite's settings: the project's own, in the development environment (README,
 "Production"), unless the caller chose one. Subprocesses the tests start (gunicorn, Celery
-workers, manage.py) inherit both this module's name and JOBCOST_ENV."""
+workers, manage.py) inherit this module's name, JOBCOST_ENV and the Redis database chosen
+below, so they read what the test reads.
+
+Beyond the project's settings:
+- Under pytest-xdist each worker (`gw0`, `gw1`, …) has its own Redis database, the number of
+  REDIS_URL's plus 1 plus the worker's index (`redis://…/6` gives gw0 7, gw1 8), so that the
+  workers' Celery queues, broadcasts, rate-limit buckets and readiness probes never meet; their
+  PostgreSQL databases are pytest-django's `test_<name>_gw0`, …
+- No test reaches past loopback (tests/network.py), and webhook hosts resolve through the
+  tests' own resolver, which never asks a DNS server (tests/webhooks/resolvers.py).
+"""
 
 import os
+from urllib.parse import urlsplit, urlunsplit
+
+from tests import network
 
 os.environ.setdefault("JOBCOST_ENV", "development")
 
-from config.settings import *  # noqa: F403
+# The environment variable that says REDIS_URL is already this worker's (a child process
+# inherits both and must not move again).
+_REDIS_FOR_WORKER = "JOBCOST_TEST_REDIS_WORKER"
+REDIS_DATABASES = 16  # Redis's default `databases`
+
+
+def _worker_redis_url(url: str, worker: str) -> str:
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    number = base + 1 + int(worker.removeprefix("gw"))
+    if number >= REDIS_DATABASES:
+        raise RuntimeError(
+            f"REDIS_URL {url} leaves no Redis database for xdist worker {worker} "
+            f"(database {number}; Redis has {REDIS_DATABASES}): choose a lower base or fewer -n"
+        )
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if os.environ.get("REDIS_URL") and _worker and os.environ.get(_REDIS_FOR_WORKER) != _worker:
+    os.environ["REDIS_URL"] = _worker_redis_url(os.environ["REDIS_URL"], _worker)
+    os.environ[_REDIS_FOR_WORKER] = _worker
+
+network.install()
+
+from config.settings import *  # noqa: E402, F403
+
+# Literal addresses, loopback names and the tests' public names; never a DNS query.
+WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.offline"

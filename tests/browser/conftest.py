@@ -22,10 +22,13 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from tests import network
+
 CHROMIUM = os.environ.get("JOBCOST_CHROMIUM", "/usr/bin/chromium")
 REQUIRED = os.environ.get("JOBCOST_REQUIRE_BROWSER") == "1"
 VIEWPORT = {"width": 1440, "height": 900}
-# As the machine's own probe starts it: no sandbox (root), no background traffic.
+# As the machine's own probe starts it: no sandbox (root), no background traffic, and no name
+# resolves but localhost (the live server's), so nothing past loopback is reached.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -34,7 +37,13 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
 ]
+# A page's request anywhere but loopback (the live server) is aborted and fails the test
+# (tests/network.py); data: and blob: URLs are not requests to anywhere.
+OFF_LOOPBACK = re.compile(
+    r"^(?!(https?|wss?)://(localhost|127(\.\d+){3}|\[::1\])(:\d+)?/)[a-z-]+://"
+)
 SHOTS = Path(settings.BASE_DIR) / "var" / "browser"
 # Playwright waits this long for an element or a navigation before failing the test.
 TIMEOUT_MS = 15_000
@@ -118,6 +127,12 @@ def page(browser, live_server, request):
     """A fresh 1440×900 page whose relative URLs go to the live server."""
     context = browser.new_context(viewport=VIEWPORT, base_url=live_server.url)
     context.set_default_timeout(TIMEOUT_MS)
+
+    def refuse(route):
+        network.record(f"the browser asked for {route.request.url}")
+        route.abort("blockedbyclient")
+
+    context.route(OFF_LOOPBACK, refuse)
     page = context.new_page()
     page.steps = Steps(page)
     yield page

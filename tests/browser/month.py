@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from tests.browser.conftest import TIMEOUT_MS
+
 MONEY = re.compile(r"^\(?-?\$[\d,]+\.\d\d\)?$")
 
 
@@ -47,8 +49,12 @@ def readonly(page, field: str) -> str:
 
 
 def pick(page, select: str, containing: str) -> str:
-    """Choose the option of `select` whose text contains `containing`; return its text."""
+    """Choose the option of `select` whose text contains `containing`; return its text. Waits
+    (up to the tests' timeout) for exactly one such option: the page may still be loading
+    after the click that led to it (an immediate count raced the navigation)."""
+    from playwright.sync_api import expect  # here: without Playwright the tests skip
+
     option = page.locator(f"{select} option", has_text=containing)
-    assert option.count() == 1, containing
+    expect(option, containing).to_have_count(1, timeout=TIMEOUT_MS)
     page.select_option(select, value=option.get_attribute("value"))
     return option.inner_text()

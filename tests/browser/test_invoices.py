@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from jobcost.demo.accountant import DEVELOPMENT_PASSWORD, USERNAME
 from tests.browser.conftest import login
+from tests.browser.month import pick
 
 pytestmark = pytest.mark.postgres
 
@@ -23,14 +24,6 @@ def _readonly(page, field: str) -> str:
     return page.locator(f".field-{field} .readonly").inner_text().strip()
 
 
-def _pick(page, select: str, containing: str) -> str:
-    """Choose the option of `select` whose text contains `containing`; return its text."""
-    option = page.locator(f"{select} option", has_text=containing)
-    assert option.count() == 1, containing
-    page.select_option(select, value=option.get_attribute("value"))
-    return option.inner_text()
-
-
 def test_receive_code_approve_an_invoice_and_record_its_waiver(page, steps, demo):
     login(page, USERNAME, DEVELOPMENT_PASSWORD)
 
@@ -38,7 +31,7 @@ def test_receive_code_approve_an_invoice_and_record_its_waiver(page, steps, demo
     page.goto("/admin/jobcost/invoice/add/")
     commitments = page.locator("#id_commitment option").all_inner_texts()
     assert not any("Brightline Painting" in label for label in commitments)  # a draft
-    label = _pick(page, "#id_commitment", "SC-001 · Granite Ridge Concrete")
+    label = pick(page, "#id_commitment", "SC-001 · Granite Ridge Concrete")
     assert "$80,300.00 remaining" in label and "10.00% retainage" in label
     page.get_by_label("Number").fill(NUMBER)
     page.get_by_label("Invoice date").fill("2026-11-20")
@@ -55,9 +48,9 @@ def test_receive_code_approve_an_invoice_and_record_its_waiver(page, steps, demo
     assert (
         "must add up to the invoice amount, $12,345.67" in page.locator("#coding-rule").inner_text()
     )
-    _pick(page, "#id_lines-0-cost_code", "03-300 Cast-in-place concrete")
+    pick(page, "#id_lines-0-cost_code", "03-300 Cast-in-place concrete")
     page.locator("#id_lines-0-amount").fill("10,000.00")
-    _pick(page, "#id_lines-1-cost_code", "01-500 General conditions")
+    pick(page, "#id_lines-1-cost_code", "01-500 General conditions")
     page.locator("#id_lines-1-amount").fill("2,345.66")
     live = page.locator("[data-lines-live] td")
     assert live.inner_text() == "$12,345.66 ($0.01 to go)"
@@ -105,5 +98,5 @@ def test_receive_code_approve_an_invoice_and_record_its_waiver(page, steps, demo
 
     # The commitment's remaining balance is drawn down by the approved amount.
     page.goto("/admin/jobcost/invoice/add/")
-    label = _pick(page, "#id_commitment", "SC-001 · Granite Ridge Concrete")
+    label = pick(page, "#id_commitment", "SC-001 · Granite Ridge Concrete")
     assert "$67,954.33 remaining" in label

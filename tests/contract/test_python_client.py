@@ -23,7 +23,11 @@ CONFIG = Path(__file__).resolve().parents[2] / "openapi-python-client.yml"
 
 
 def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",  # pip would ask PyPI for a newer pip
+    }
     return subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=180, check=False
     )

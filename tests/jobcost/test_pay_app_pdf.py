@@ -27,6 +27,7 @@ from tests.factories import (
     make_key,
     make_pay_app,
 )
+from tests.shared import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
 
@@ -45,12 +46,18 @@ def pages(response) -> list[str]:
     return [" ".join(page.extract_text().split()) for page in reader.pages]
 
 
+@pytest.fixture(scope="module")
+def shared_demo(django_db_setup, django_db_blocker):
+    """The demo job, loaded once for the module (seconds); each test's changes rolled back."""
+    with rows_for_the_module(django_db_blocker):
+        demo_job_load()
+        project = Project.objects.get(account__name="Demo Builders", number="2026-014")
+        yield project, {p.number: p for p in PayApp.objects.filter(project=project)}
+
+
 @pytest.fixture
-def demo():
-    demo_job_load()
-    project = Project.objects.get(account__name="Demo Builders", number="2026-014")
-    apps = {p.number: p for p in PayApp.objects.filter(project=project)}
-    return project, apps
+def demo(shared_demo, db):
+    return shared_demo
 
 
 def api_for(account: Account, role: str = "admin", projects=()) -> Api:

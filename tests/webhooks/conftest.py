@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from django.db import connection
 from django.test import override_settings
 
 from config.celery import app as celery_app
+from tests.waiting import until
 from tests.webhooks import resolvers
 from tests.webhooks.receiver import Receiver
 from webhooks.lanes import PRODUCTION_WORKERS
@@ -53,6 +53,7 @@ class Workers:
             "webhooks-slow": f"{queue}.webhooks-slow",
         }
         self.processes: list[subprocess.Popen] = []
+        self.nodes: list[str] = []  # their node names, once started
         self.logs = Path(tempfile.mkdtemp(prefix=f"{queue}-"))
 
     def env(self) -> dict[str, str]:
@@ -93,29 +94,55 @@ class Workers:
             )
 
     def start(self, count: int = 1, beat: bool = False) -> None:
-        """`count` main workers (default queue and fast lane) and one slow-lane worker."""
+        """`count` main workers (default queue and fast lane) and one slow-lane worker;
+        returns once every one answers a ping."""
         for n in range(count):
             self._spawn(f"main{n}")
         self._spawn("slow")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            replies = celery_app.control.ping(timeout=0.5) or []
-            names = {name for reply in replies for name in reply}
-            if sum(1 for name in names if name.startswith(self.queue)) >= len(self.processes):
-                return
-            time.sleep(0.2)
-        raise AssertionError(f"the Celery workers did not start; see {self.logs}")
+
+        def all_up() -> set[str] | None:
+            exited = any(process.poll() is not None for process in self.processes)
+            assert not exited, f"a Celery worker exited on start; see {self.logs}"
+            wanted = len(self.processes)
+            replies = celery_app.control.ping(timeout=0.5, limit=wanted) or []
+            names = {name for reply in replies for name in reply if name.startswith(self.queue)}
+            return names if len(names) >= wanted else None
+
+        self.nodes = sorted(until(all_up, timeout=30, what=f"the Celery workers ({self.logs})"))
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Return once these workers have nothing left to do: their queues are empty and none
+        of them holds a task (running, or fetched and waiting). Then whatever the tasks queued
+        so far were going to do is done, and a test can assert that something did *not*
+        happen without sleeping on it. (A worker takes a message off the list and registers
+        it in one step of its event loop, which also answers the inspection after it.)"""
+
+        def idle() -> bool:
+            with celery_app.connection_for_write() as connection:
+                channel = connection.default_channel
+                if any(channel._size(queue) for queue in self.queues.values()):
+                    return False
+            inspect = celery_app.control.inspect(
+                destination=self.nodes, timeout=1.0, limit=len(self.nodes)
+            )
+            for held in (inspect.active(), inspect.reserved()):
+                if held is None or len(held) < len(self.nodes) or any(held.values()):
+                    return False
+            return True
+
+        until(idle, timeout=timeout, what="the Celery workers to be idle with empty queues")
 
     def stop(self) -> None:
+        """Kill the workers (the test is over: nothing it asserted waits on a graceful stop,
+        which took ~3 s a test) and delete their queues from Redis."""
         for process in self.processes:
-            process.terminate()
+            process.kill()
         for process in self.processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            process.wait()
         self.processes = []
+        with celery_app.connection_for_write() as connection:
+            for queue in self.queues.values():
+                connection.default_channel.queue_delete(queue)
         shutil.rmtree(self.logs, ignore_errors=True)
 
 
@@ -145,7 +172,7 @@ def worker_pool():
 @pytest.fixture
 def dns(settings):
     """Webhook hosts resolve from a script (tests/webhooks/resolvers.py) instead of the
-    system resolver; names not scripted do not resolve."""
+    suite's offline resolver; names not scripted do not resolve."""
     settings.WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.scripted"
     resolvers.SCRIPT = resolvers.Script()
     yield resolvers.SCRIPT

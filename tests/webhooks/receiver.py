@@ -1,7 +1,11 @@
 """A real HTTP receiver on loopback for webhook tests: records every request and answers
 with scripted statuses (the last one repeats), optionally after `delay` seconds and with a
 `Location` header (to prove redirects are not followed); it counts the requests it holds at
-once. `Silent` is a dead endpoint: it accepts connections and never answers."""
+once. `Silent` is a dead endpoint: it accepts connections and never answers.
+
+A waiting test is woken by the request it waits for (a condition), not by polling; `close()`
+returns within `POLL_SECONDS` (the server loop's select timeout: http.server's default of
+0.5 s would cost every test that much)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# How often the server loop looks at its shutdown flag (seconds): the bound on close().
+POLL_SECONDS = 0.01
 
 
 @dataclass
@@ -39,11 +46,12 @@ class Receiver:
                     receiver.requests.append(
                         Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                     )
+                    receiver._arrived.notify_all()
                     index = min(len(receiver.requests), len(receiver.statuses)) - 1
                     status = receiver.statuses[index]
                     receiver.in_flight += 1
                     receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
-                time.sleep(receiver.delay)
+                time.sleep(receiver.delay)  # a slow receiver, on purpose
                 with receiver._lock:
                     receiver.in_flight -= 1
                 try:
@@ -60,9 +68,12 @@ class Receiver:
                 pass
 
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True  # close() does not wait for a slow answer
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": POLL_SECONDS}, daemon=True
+        )
         self.thread.start()
 
     @property
@@ -75,12 +86,9 @@ class Receiver:
 
     def wait_for(self, count: int, timeout: float = 30.0) -> list[Received]:
         """Block until `count` requests arrived (or fail after `timeout` seconds)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if len(self.requests) >= count:
-                    return list(self.requests)
-            time.sleep(0.05)
+        with self._arrived:
+            if self._arrived.wait_for(lambda: len(self.requests) >= count, timeout):
+                return list(self.requests)
         raise AssertionError(f"expected {count} requests, got {len(self.requests)}")
 
     def close(self) -> None:

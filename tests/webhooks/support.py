@@ -13,8 +13,9 @@ from webhooks.delivery import attempt
 from webhooks.models import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 VERSION = settings.JOBCOST_API_VERSIONS[-1]
-# A literal public address: accepted with no DNS lookup, and no test ever sends to it.
-PUBLIC_URL = "https://93.184.216.34/hooks"
+# A public name: the tests' resolver answers it (tests/webhooks/resolvers.py, no DNS query),
+# and no test ever sends to it (tests/network.py would refuse the connection).
+PUBLIC_URL = "https://hooks.example.com/hooks"
 
 
 def make_endpoint(account, url: str = PUBLIC_URL, events=("*",)) -> WebhookEndpoint:

@@ -89,7 +89,7 @@ def test_list_filters_by_status(api):
 
 def test_patch_changes_url_events_and_description(api):
     created = _create(api)
-    body = {"url": "https://93.184.216.34/v2/hooks", "events": ["*"], "description": "All"}
+    body = {"url": "https://hooks.example.com/v2/hooks", "events": ["*"], "description": "All"}
     updated = api.patch(f"/v1/webhooks/{created['id']}", body)
     assert updated.status_code == 200
     data = updated.json()

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.factories import AccountFactory, ProjectFactory
+from tests.waiting import until
 from tests.webhooks.receiver import Receiver, Silent
 from tests.webhooks.support import make_endpoint
 from webhooks.models import WebhookDelivery
@@ -51,13 +52,6 @@ def _fast_latency(fast: Receiver, account) -> float:
     return latency
 
 
-def _wait(predicate, timeout: float = WAIT_AT_MOST) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def test_a_slow_and_a_dead_endpoint_do_not_hold_up_another_accounts_delivery(
     workers, receiver, slow, dead
 ):
@@ -71,14 +65,22 @@ def test_a_slow_and_a_dead_endpoint_do_not_hold_up_another_accounts_delivery(
         ProjectFactory(account=dead_account)
     # Both bursts are being sent: the slow receiver holds requests, the dead one a claim.
     slow.wait_for(1, timeout=WAIT_AT_MOST)
-    _wait(lambda: WebhookDelivery.objects.filter(endpoint=dead_endpoint, attempts__gte=1).exists())
+    until(
+        lambda: WebhookDelivery.objects.filter(endpoint=dead_endpoint, attempts__gte=1).exists(),
+        timeout=WAIT_AT_MOST,
+        what="a first attempt at the dead endpoint",
+    )
 
     first = _fast_latency(receiver, fast_account)
 
     # Later, once the slow endpoint's first answers came back and its next ones are under way
     # (it now goes by the slow lane), and the dead one has timed out at least once.
     slow.wait_for(SLOTS_PER_ENDPOINT + 1, timeout=2 * SLOW_ANSWER_SECONDS + 5)
-    _wait(lambda: dead_endpoint.deliveries.filter(attempt_log__isnull=False).exists())
+    until(
+        lambda: dead_endpoint.deliveries.filter(attempt_log__isnull=False).exists(),
+        timeout=WAIT_AT_MOST,
+        what="the dead endpoint's first timed-out attempt",
+    )
     second = _fast_latency(receiver, fast_account)
 
     print(f"\nfast endpoint beside a 9 s one and a dead one: {first:.3f} s, then {second:.3f} s")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.webhooks.resolvers import PUBLIC_V4
 from tests.webhooks.support import owe_delivery
 from tests.webhooks.tls import TlsReceiver, free_port_on, make_certificate
 from webhooks.delivery import attempt
@@ -103,7 +104,7 @@ def test_a_name_rebound_to_loopback_after_the_check_is_never_sent_to(api, settin
     settings.WEBHOOKS_CA_BUNDLE = str(certs[NAME][0])
     target = TlsReceiver("127.0.0.1", 0, *certs[NAME])
     try:
-        dns.answer("hooks.example.com", ["93.184.216.34"], ["127.0.0.1"])
+        dns.answer("hooks.example.com", [PUBLIC_V4], ["127.0.0.1"])
         endpoint = _endpoint(api, f"https://hooks.example.com:{target.port}/hooks")
         delivery = owe_delivery(endpoint)
         assert attempt(delivery.pk) == "pending"
@@ -121,13 +122,13 @@ def test_a_name_rebound_to_loopback_after_the_check_is_never_sent_to(api, settin
 
 def test_one_private_answer_among_public_ones_refuses_the_send(api, settings, dns):
     settings.WEBHOOKS_ALLOW_INSECURE_LOCALHOST = False
-    dns.answer("hooks.example.com", ["93.184.216.34"], ["93.184.216.34", "127.0.0.1"])
+    dns.answer("hooks.example.com", [PUBLIC_V4], [PUBLIC_V4, "127.0.0.1"])
     endpoint = _endpoint(api, "https://hooks.example.com/hooks")
     delivery = owe_delivery(endpoint)
     assert attempt(delivery.pk) == "pending"
     delivery.refresh_from_db()
     assert delivery.last_error.startswith("url_refused: ")
-    assert "127.0.0.1" not in delivery.last_error and "93.184" not in delivery.last_error
+    assert "127.0.0.1" not in delivery.last_error and PUBLIC_V4 not in delivery.last_error
 
 
 def test_the_certificate_is_verified_for_the_host_name(api, dns, certs, settings):

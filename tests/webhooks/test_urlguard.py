@@ -1,16 +1,18 @@
 """Webhook URLs (docs/resources.md, §10): `https://` only, loopback `http://` only with
 WEBHOOKS_ALLOW_INSECURE_LOCALHOST, and never an address inside a private network (SSRF
 guard) — checked at create, at PATCH and again at send time (test_delivery_rules.py).
-Literal IP addresses keep these tests free of DNS."""
+Hosts are literal addresses or names the tests' own resolver answers (tests/webhooks/
+resolvers.py): no DNS query, and the public address is one nobody serves from."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.conftest import error_of
+from tests.webhooks.resolvers import PUBLIC_V4, PUBLIC_V6, offline
 from tests.webhooks.support import PUBLIC_URL, make_endpoint, webhook_state
 from webhooks.models import WebhookEndpoint
-from webhooks.urlguard import MAX_URL_LENGTH, UrlRefused, check_url
+from webhooks.urlguard import MAX_URL_LENGTH, UrlRefused, check_url, system_resolver
 
 PRIVATE = [
     "https://10.0.0.5/hooks",
@@ -25,12 +27,13 @@ PRIVATE = [
     "https://224.0.0.1/",
 ]
 LOOPBACK = ["https://127.0.0.1/hooks", "https://127.8.9.10/", "https://[::1]/"]
+# A public host (its answer would be taken) in a URL refused for its scheme or its shape.
 NOT_HTTPS = [
-    "http://93.184.216.34/hooks",
-    "ftp://93.184.216.34/hooks",
-    "93.184.216.34/hooks",
+    "http://hooks.example.com/hooks",
+    "ftp://hooks.example.com/hooks",
+    "hooks.example.com/hooks",
     "https:///hooks",
-    "https://user:pass@93.184.216.34/hooks",
+    "https://user:pass@hooks.example.com/hooks",
 ]
 
 
@@ -89,8 +92,9 @@ def test_the_development_setting_still_refuses_private_addresses(api, settings, 
 
 
 # Not globally routable, in every form a URL can carry: each is refused by the guard and by the
-# API. The getaddrinfo forms (`2130706433`, `0x7f.1`, `127.1`, …) go through the system
-# resolver, which reads them as IPv4 without any DNS query.
+# API. The getaddrinfo forms (`2130706433`, `0x7f.1`, `127.1`, …) go through the tests'
+# resolver, which reads them with the system resolver's getaddrinfo, numeric only (and the
+# production resolver reads them alike: test_the_system_resolver_reads_numeric_forms_alike).
 NOT_GLOBAL = [
     ("https://0.0.0.0/", "unspecified"),
     ("https://0.1.2.3/", "this network 0/8"),
@@ -135,17 +139,17 @@ NOT_GLOBAL = [
     ("https://[::ffff:10.0.0.5]/", "IPv4-mapped private"),
     ("https://[::ffff:169.254.169.254]/", "IPv4-mapped metadata"),
     ("https://[::127.0.0.1]/", "IPv4-compatible (deprecated)"),
-    ("https://[::ffff:0:93.184.216.34]/", "IPv4-translated (SIIT)"),
+    (f"https://[::ffff:0:{PUBLIC_V4}]/", "IPv4-translated (SIIT)"),
     ("https://[2002:7f00:1::]/", "6to4 of 127.0.0.1"),
     ("https://[2002:a9fe:a9fe::]/", "6to4 of 169.254.169.254"),
-    ("https://[2002:5db8:d822::1]/", "6to4 even of a public address"),
-    ("https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "Teredo"),
+    ("https://[2002:c01f:c401::1]/", "6to4 even of a public address (PUBLIC_V4)"),
+    ("https://[2001:0:c000:201:8000:63bf:34ff:8ef6]/", "Teredo (server 192.0.2.1)"),
     ("https://[64:ff9b::7f00:1]/", "NAT64 of 127.0.0.1"),
     ("https://[64:ff9b::a9fe:a9fe]/", "NAT64 of 169.254.169.254"),
     ("https://[64:ff9b::10.0.0.5]/", "NAT64 of 10.0.0.5, dotted"),
-    ("https://[64:ff9b:1::5db8:d822]/", "local-use NAT64"),
-    ("https://[2600:1f18::5efe:a9fe:a9fe]/", "ISATAP identifier of 169.254.169.254"),
-    ("https://[2600:1f18::200:5efe:a00:5]/", "ISATAP identifier of 10.0.0.5"),
+    ("https://[64:ff9b:1::c01f:c401]/", "local-use NAT64 (of PUBLIC_V4)"),
+    ("https://[2620:4f:8000::5efe:a9fe:a9fe]/", "ISATAP identifier of 169.254.169.254"),
+    ("https://[2620:4f:8000::200:5efe:a00:5]/", "ISATAP identifier of 10.0.0.5"),
     ("https://[fec0::1]/", "site-local"),
     ("https://[fe80::1]/", "link-local"),
     ("https://[fe80::1%25eth0]/", "link-local with a zone"),
@@ -157,17 +161,29 @@ NOT_GLOBAL = [
     ("https://[3fff::1]/", "documentation (RFC 9637)"),
 ]
 PUBLIC = [
-    "https://93.184.216.34/hooks",
-    "https://1.1.1.1:8443/hooks",
-    "https://[2606:2800:220:1:248:1893:25c8:1946]/hooks",
-    "https://[64:ff9b::5db8:d822]/hooks",  # NAT64 of a public address
-    "https://[::ffff:93.184.216.34]/hooks",  # IPv4-mapped public address
+    f"https://{PUBLIC_V4}/hooks",
+    f"https://{PUBLIC_V4}:8443/hooks",
+    f"https://[{PUBLIC_V6}]/hooks",
+    "https://[64:ff9b::c01f:c401]/hooks",  # NAT64 of PUBLIC_V4
+    f"https://[::ffff:{PUBLIC_V4}]/hooks",  # IPv4-mapped public address
+    "https://hooks.example.com/hooks",  # names: the tests' resolver answers PUBLIC_V4,
+    "https://hooks6.example.com:8443/hooks",  # and PUBLIC_V6
 ]
 _ids = [why for _url, why in NOT_GLOBAL]
 
 
 def test_the_table_has_at_least_fifty_forms():
     assert len({url for url, _why in NOT_GLOBAL}) >= 50
+
+
+NUMERIC_FORMS = ["2130706433", "3232235777", "0x7f.1", "0177.0.0.1", "127.1", "10.1", "0", "::1"]
+
+
+@pytest.mark.parametrize("host", [*NUMERIC_FORMS, PUBLIC_V4, PUBLIC_V6])
+def test_the_system_resolver_reads_numeric_forms_alike(host):
+    """The production resolver (`getaddrinfo`, no DNS query for a literal) and the tests' one
+    give the same addresses for every literal form the tables above use."""
+    assert system_resolver(host, 443) == offline(host, 443)
 
 
 @pytest.mark.parametrize(("url", "why"), NOT_GLOBAL, ids=_ids)
@@ -191,30 +207,30 @@ def test_public_addresses_are_accepted_by_the_guard_and_the_api(api, production,
 
 # URLs that urlsplit, IDNA or httpx cannot handle, or would read differently: 400, never 500.
 MALFORMED = [
-    ("https://93.184.216.34:99999/", "port too large"),
-    ("https://93.184.216.34:65536/", "port just too large"),
-    ("https://93.184.216.34:-1/", "negative port"),
-    ("https://93.184.216.34:0/", "port zero"),
-    ("https://93.184.216.34:abc/", "port not a number"),
-    ("https://93.184.216.34:+443/", "port with a sign"),
-    ("https://93.184.216.34:\uff14\uff14\uff13/", "port in full-width digits"),
+    (f"https://{PUBLIC_V4}:99999/", "port too large"),
+    (f"https://{PUBLIC_V4}:65536/", "port just too large"),
+    (f"https://{PUBLIC_V4}:-1/", "negative port"),
+    (f"https://{PUBLIC_V4}:0/", "port zero"),
+    (f"https://{PUBLIC_V4}:abc/", "port not a number"),
+    (f"https://{PUBLIC_V4}:+443/", "port with a sign"),
+    (f"https://{PUBLIC_V4}:\uff14\uff14\uff13/", "port in full-width digits"),
     ("https://[::1/", "unclosed IPv6 literal"),
     ("https://[zz::1]/", "bad IPv6 literal"),
-    ("https://[93.184.216.34]/", "IPv4 in brackets"),
+    (f"https://[{PUBLIC_V4}]/", "IPv4 in brackets"),
     ("https://" + "a" * 64 + ".example.com/", "label over 63 characters"),
     ("https://" + "abcdefghi." * 26 + "com/", "host over 253 characters"),
     ("https://a..example.com/", "empty label"),
     ("https://\u0300a.example.com/", "IDNA error (leading combining mark)"),
     ("https://ex\u200bample.com/", "zero-width space"),
-    ("https://93.184.216.34/hooks\x00", "NUL"),
-    ("https://93.184.216.34/ho oks", "space in the path"),
-    ("https://93.184.216.34 /hooks", "space after the host"),
-    ("\thttps://93.184.216.34/hooks", "leading tab"),
-    ("https://93.184.216.34/hooks\n", "trailing newline"),
-    ("https://user:pass@93.184.216.34/hooks", "credentials"),
-    ("https://user@93.184.216.34/hooks", "user name"),
-    ("https://@93.184.216.34/hooks", "empty userinfo"),
-    ("https://93.184.216.34\\@10.0.0.5/", "backslash before @"),
+    (f"https://{PUBLIC_V4}/hooks\x00", "NUL"),
+    (f"https://{PUBLIC_V4}/ho oks", "space in the path"),
+    (f"https://{PUBLIC_V4} /hooks", "space after the host"),
+    (f"\thttps://{PUBLIC_V4}/hooks", "leading tab"),
+    (f"https://{PUBLIC_V4}/hooks\n", "trailing newline"),
+    (f"https://user:pass@{PUBLIC_V4}/hooks", "credentials"),
+    (f"https://user@{PUBLIC_V4}/hooks", "user name"),
+    (f"https://@{PUBLIC_V4}/hooks", "empty userinfo"),
+    (f"https://{PUBLIC_V4}\\@10.0.0.5/", "backslash before @"),
 ]
 _malformed_ids = [why for _url, why in MALFORMED]
 
@@ -246,7 +262,8 @@ def test_patch_refuses_malformed_urls_with_url_invalid(api, production, url, why
 
 
 def test_the_url_length_is_bounded(api, production):
-    url = "https://93.184.216.34/" + "a" * (MAX_URL_LENGTH - 22)
+    prefix = f"https://{PUBLIC_V4}/"
+    url = prefix + "a" * (MAX_URL_LENGTH - len(prefix))
     assert len(url) == MAX_URL_LENGTH
     check_url(url)
     with pytest.raises(UrlRefused, match="at most 2000 characters"):
@@ -263,7 +280,7 @@ def test_the_url_length_is_bounded(api, production):
 
 
 def test_a_refusal_names_the_host_but_never_the_address_it_resolved_to(api, production, dns):
-    dns.answer("hooks.example.com", ["93.184.216.34", "10.20.30.40"])
+    dns.answer("hooks.example.com", [PUBLIC_V4, "10.20.30.40"])
     with pytest.raises(UrlRefused) as refused:
         check_url("https://hooks.example.com/hooks")
     assert "hooks.example.com" in str(refused.value)
@@ -271,4 +288,4 @@ def test_a_refusal_names_the_host_but_never_the_address_it_resolved_to(api, prod
     before = webhook_state()
     response = api.post("/v1/webhooks", {"url": "https://hooks.example.com/", "events": ["*"]})
     error = _refused(response, before)
-    assert "10.20" not in error["message"] and "93.184" not in error["message"]
+    assert "10.20" not in error["message"] and PUBLIC_V4 not in error["message"]

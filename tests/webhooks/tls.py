@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.webhooks.receiver import POLL_SECONDS
+
 
 def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
     """A self-signed certificate (and its key) for DNS name `name`; returns (cert, key)."""
@@ -83,7 +85,9 @@ class TlsReceiver:
         self.server = ThreadingHTTPServer((self.address, self.port), Handler)
         self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": POLL_SECONDS}, daemon=True
+        )
         self.thread.start()
 
     def close(self) -> None:

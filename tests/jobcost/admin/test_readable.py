@@ -18,6 +18,7 @@ from django.urls import reverse
 from jobcost.demo.accountant import USERNAME
 from jobcost.models import Commitment, Membership
 from tests.jobcost.admin.pages import admin_url, errors_of, form_data, readonly, text
+from tests.shared import rows_for_the_module
 
 pytestmark = pytest.mark.postgres
 
@@ -25,10 +26,17 @@ ID = re.compile(r"\b(?:prj|vnd|cc|pa|inv|cmt|co|lw|own|rfi|log|aa|bl|acct|key)_[
 JARGON = ("SPEC", "§", "allow_missing_waivers", " cents", "/v1/")
 
 
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker):
+    """The demo job, seeded once for the module (seconds); each test's changes rolled back."""
+    with rows_for_the_module(django_db_blocker):
+        call_command("seed_demo", verbosity=0)
+        yield
+
+
 @pytest.fixture
-def accountant(db) -> Client:
+def accountant(demo, db) -> Client:
     """The demo's accountant (a manager of Demo Builders) signed in on the demo job."""
-    call_command("seed_demo", verbosity=0)
     client = Client()
     client.force_login(Membership.objects.get(user__username=USERNAME).user)
     return client

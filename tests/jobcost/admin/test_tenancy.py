@@ -20,6 +20,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -31,6 +32,7 @@ from jobcost.errors import Forbidden
 from jobcost.models import Account, Membership, Project
 from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import CostCodeFactory, ProjectFactory, make_key
+from tests.shared import rows_for_the_module
 from tests.webhooks.support import make_endpoint, owe_delivery
 
 ID = re.compile(r"\b[a-z]{2,5}_[0-9A-Za-z]{12,}\b")
@@ -79,9 +81,10 @@ PROJECT_FIELDS = {
 ACCOUNT_WIDE_ONLY = {"audit.auditentry"}
 
 
-def _load(monkeypatch, name: str) -> Project:
-    monkeypatch.setattr(data, "ACCOUNT_NAME", name)
-    project = demo_job_load().project
+def _load(name: str) -> Project:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(data, "ACCOUNT_NAME", name)
+        project = demo_job_load().project
     endpoint = make_endpoint(project.account)
     owe_delivery(endpoint)  # also a second project, with its `project.created` event
     make_key(project.account, role="viewer")
@@ -107,14 +110,38 @@ def _ids_of(account: Account, *, project_ids: set[str] | None = None) -> set[str
     return ids
 
 
+def _tables() -> list[str]:
+    """The table of every registered model and of their many-to-many links."""
+    tables = []
+    for model in admin.site._registry:
+        tables.append(model._meta.db_table)
+        tables += [
+            field.remote_field.through._meta.db_table for field in model._meta.local_many_to_many
+        ]
+    return sorted(set(tables))
+
+
 def _snapshot() -> dict:
-    """Every row of every registered model, as values, and the audit row count."""
-    state = {
-        model._meta.label: sorted(map(repr, model._default_manager.values()))
-        for model in admin.site._registry
-    }
-    state["audit"] = AuditEntry.objects.count()
-    return state
+    """Every row of every registered model, and the audit row count. On PostgreSQL the
+    database digests each table whole (its row count and the md5 of every row's text, in
+    order), many-to-many links included: one query instead of loading thousands of rows into
+    Python for each of the walk's hundred-odd comparisons."""
+    if connection.vendor != "postgresql":
+        state = {
+            model._meta.label: sorted(map(repr, model._default_manager.values()))
+            for model in admin.site._registry
+        }
+        state["audit"] = AuditEntry.objects.count()
+        return state
+    digests = " UNION ALL ".join(
+        f"SELECT '{table}', count(*), "
+        f"md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) "
+        f"FROM {connection.ops.quote_name(table)} t"
+        for table in _tables()
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(digests)
+        return {table: (count, digest) for table, count, digest in cursor.fetchall()}
 
 
 def _may(membership: Membership, basename: str | None, action: str) -> bool:
@@ -133,11 +160,22 @@ def _may(membership: Membership, basename: str | None, action: str) -> bool:
     return True
 
 
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup, django_db_blocker):
+    """Accounts A (demo job plus a second project) and B (demo job), and their users: built
+    once for the module (two demo jobs take seconds), each test's changes rolled back."""
+    with rows_for_the_module(django_db_blocker):
+        yield _world()
+
+
 @pytest.fixture
-def world(db, monkeypatch):
-    """Accounts A (demo job plus a second project) and B (demo job), and their users."""
-    home = _load(monkeypatch, "Harbor Build Co")
-    other = _load(monkeypatch, "Ridgeline Contractors")
+def world(shared_world, db):
+    return shared_world
+
+
+def _world() -> dict:
+    home = _load("Harbor Build Co")
+    other = _load("Ridgeline Contractors")
     a, b = home.account, other.account
     side = ProjectFactory(account=a, number="S-1", name="Side job")
     CostCodeFactory(project=side, code="99-000", name="Side code", budget_amount=1000)
@@ -404,3 +442,17 @@ def test_an_operator_sees_every_account(world):
     assert client.get(reverse("admin:auth_user_changelist")).status_code == 200
     members = client.get(reverse("admin:jobcost_membership_changelist")).content.decode()
     assert "manager@ridgeline.example" in members and "viewer@harbor.example" in members
+
+
+def test_the_snapshot_sees_any_change(world):
+    """The walk's "nothing changed" is only as good as `_snapshot`: a changed column, a
+    many-to-many link and new rows (a cost code and its audit entry) each show."""
+    before = _snapshot()
+    Project.objects.filter(pk=world["side"].pk).update(name="Side job, renamed")
+    renamed = _snapshot()
+    assert renamed != before
+    world["users"]["restricted"].projects.add(world["side"])
+    linked = _snapshot()
+    assert linked != renamed
+    CostCodeFactory(project=world["side"], code="99-001", name="Audited", budget_amount=1)
+    assert _snapshot() != linked

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import psycopg
 import pytest
@@ -16,6 +15,7 @@ from jobcost.models import AgentAction, DailyLog
 from tests.conftest import Api, error_of
 from tests.factories import AccountFactory, make_invoice, make_job, make_key
 from tests.jobcost.api.test_agent_actions import daily_log_body, invoice_lines
+from tests.waiting import backend_pid, until_blocked_by
 
 ACTIONS = "/v1/agents/actions"
 
@@ -67,9 +67,10 @@ def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
     )
     action_id = proposed.json()["id"]
     s = connection.settings_dict
-    other = psycopg.connect(
-        host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], autocommit=False
-    )
+    params = {"host": s["HOST"], "port": s["PORT"], "dbname": s["NAME"], "user": s["USER"]}
+    other = psycopg.connect(**params, autocommit=False)
+    probe = psycopg.connect(**params, autocommit=True)
+    holder = backend_pid(other)
     cur = other.cursor()
     cur.execute("SET deadlock_timeout = '5s'")
     # PATCH /v1/invoices/{id} (services/invoices.py:132-134): commitment row, then project row.
@@ -84,7 +85,9 @@ def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
 
     thread = threading.Thread(target=approve)
     thread.start()
-    time.sleep(1.0)  # let the approval reach the commitment lock this connection holds
+    # The approval is queued on the commitment row this connection holds (seen in pg_locks).
+    until_blocked_by(probe, holder, alive=thread.is_alive)
+    probe.close()
     cur.execute("SELECT 1 FROM jobcost_project WHERE id = %s FOR UPDATE", [job.project.pk])
     other.rollback()
     other.close()

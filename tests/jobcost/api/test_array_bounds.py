@@ -49,7 +49,7 @@ def big(account):
     )
     WebhookEndpoint.objects.create(
         account=account,
-        url="https://93.184.216.34/all",  # a literal public address, never sent to here
+        url="https://hooks.example.com/all",  # a public name (tests/webhooks/resolvers.py)
         events=["*"],
         api_version=settings.JOBCOST_API_VERSIONS[-1],
         secret="whsec_" + "x" * 32,
@@ -107,7 +107,7 @@ def targets(api, big):
         {"project": big.pk, "period_start": "2026-02-01", "period_end": "2026-02-28"},
     ).json()
     log = api.post("/v1/daily-logs", {"project": big.pk, "date": "2026-01-05"}).json()
-    hook = api.post("/v1/webhooks", {"url": "https://93.184.216.34/x", "events": ["*"]}).json()
+    hook = api.post("/v1/webhooks", {"url": "https://hooks.example.com/x", "events": ["*"]}).json()
     return {
         "co": co["id"],
         "inv": invoice.pk,
@@ -125,7 +125,7 @@ def _other_fields(method: str, path: str, project_id: str) -> dict:
         return {"project": project_id, "kind": "owner", "title": "x", "amount": 0}
     if path == "/v1/daily-logs":
         return {"project": project_id, "date": "2026-01-06"}
-    return {"url": "https://93.184.216.34/y"}
+    return {"url": "https://hooks.example.com/y"}
 
 
 @pytest.mark.parametrize("method,path,field,maximum", CASES, ids=[f"{m} {p}" for m, p, *_ in CASES])

@@ -5,7 +5,6 @@ on PostgreSQL and Redis; the client polls `GET /v1/budget-imports/{id}`."""
 from __future__ import annotations
 
 import datetime
-import time
 
 import pytest
 
@@ -14,6 +13,7 @@ from config.celery import app as celery_app
 from jobcost.models import BudgetImport, BudgetLine, CostCode
 from jobcost.tasks import sweep_stalled_budget_imports
 from tests.factories import ProjectFactory
+from tests.waiting import until
 from tests.webhooks.conftest import worker_pool
 from webhooks.models import Event
 
@@ -38,16 +38,18 @@ def _file(rows: int, *, bad_row: int | None = None) -> bytes:
 
 
 def _poll(api, import_id: str, seconds: float = 90) -> dict:
-    deadline = time.monotonic() + seconds
+    """Poll the import as a client would until it finished; `_seen` lists every (status,
+    rows_done) read on the way."""
     seen = []
-    while time.monotonic() < deadline:
+
+    def finished():
         data = api.get(f"/v1/budget-imports/{import_id}").json()
         seen.append((data["status"], data["rows_done"]))
-        if data["status"] in ("succeeded", "failed"):
-            data["_seen"] = seen
-            return data
-        time.sleep(0.05)
-    raise AssertionError(f"the import did not finish: {seen[-5:]}")
+        return data if data["status"] in ("succeeded", "failed") else None
+
+    data = until(finished, timeout=seconds, what=lambda: f"the import to finish: {seen[-5:]}")
+    data["_seen"] = seen
+    return data
 
 
 def test_a_large_file_is_queued_and_imported_by_a_worker(api, account, worker):

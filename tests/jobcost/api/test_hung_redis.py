@@ -10,6 +10,7 @@ limiter could count nothing); /readyz answers 503 naming the broker within 2 s.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from django.db import connection
 
 from tests.factories import AccountFactory, OwnerFactory, make_key
 from tests.hung_server import HungServer
+from tests.waiting import until
 from tests.webhooks.support import make_endpoint
 from webhooks.models import Event, WebhookDelivery
 
@@ -69,20 +71,24 @@ def server(hung_redis):
             args, cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT
         )
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
+
+        def healthy() -> bool:
+            if process.poll() is not None:
+                return True  # exited: reported below
             try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
+                return httpx.get(f"{base}/healthz", timeout=1).status_code == 200
             except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                log.seek(0)
-                raise AssertionError(f"gunicorn did not start:\n{log.read().decode()}")
-            time.sleep(0.1)
+                return False
+
+        try:
+            until(healthy, timeout=30, what="gunicorn to answer /healthz")
+            assert process.poll() is None, "gunicorn exited"
+        except AssertionError as exc:
+            process.kill()
+            log.seek(0)
+            raise AssertionError(f"gunicorn did not start:\n{log.read().decode()}") from exc
         yield base
-        process.terminate()
+        process.send_signal(signal.SIGINT)  # gunicorn's quick shutdown: nothing is in flight
         process.wait(timeout=15)
 
 

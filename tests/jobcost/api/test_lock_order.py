@@ -4,7 +4,6 @@ and a commitment change order's approval on the same commitment therefore queue 
 commitment and can never hold each other's next lock (a deadlock)."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection, connections
@@ -18,22 +17,7 @@ from tests.factories import (
     make_change_order,
     make_key,
 )
-
-
-def _wait_until_blocked(probe, results, deadline_s: float = 30.0) -> None:
-    """Poll (not sleep-to-order) until some backend of this database waits on a row lock."""
-    end = time.monotonic() + deadline_s
-    with probe.cursor() as cursor:
-        while time.monotonic() < end:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            if cursor.fetchone()[0]:
-                return
-            assert "response" not in results, results["response"].content
-            time.sleep(0.01)
-    raise AssertionError(f"the approval never waited on a row lock: {results}")
+from tests.waiting import backend_pid, until_blocked_by
 
 
 def _lockable_now(probe, model, pk) -> bool:
@@ -87,7 +71,7 @@ def test_a_commitment_change_order_approval_waits_on_the_commitment_before_anyth
             )
         thread = threading.Thread(target=approve)
         thread.start()
-        _wait_until_blocked(probe, results)  # in autocommit: pg_stat_activity is fresh
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
         probe.set_autocommit(False)
 
         assert _lockable_now(probe, Project, project.pk)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from django.db import connection
 
 from jobcost.models import Owner
 from tests.factories import AccountFactory, make_key
+from tests.waiting import until
 
 ROOT = Path(settings.BASE_DIR)
 LIMIT = settings.MAX_REQUEST_BODY_BYTES
@@ -125,19 +126,17 @@ def server(django_db_setup, django_db_blocker):
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    deadline = time.monotonic() + 30
-    while True:
+
+    def healthy() -> bool:
         assert process.poll() is None, process.stderr.read().decode()
         try:
-            status, *_ = _exchange(port, _head("GET", "/healthz", {}))
-            if status == 200:
-                break
+            return _exchange(port, _head("GET", "/healthz", {}))[0] == 200
         except OSError:
-            pass
-        assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30 s"
-        time.sleep(0.1)  # polling for readiness, not ordering threads
+            return False
+
+    until(healthy, timeout=30, what="gunicorn to answer /healthz")
     yield port
-    process.terminate()
+    process.send_signal(signal.SIGINT)  # gunicorn's quick shutdown: nothing is in flight
     process.wait(timeout=30)
 
 
