@@ -1,4 +1,4 @@
-"""Request bodies as a real client sends them to the production server (README, "Production"
+"""Request bodies as a real client sends them to the production server (README, "Serving the API"
 and "Decisions": "Request bodies"): gunicorn started with `config/gunicorn.conf.py` on a free
 loopback port, spoken to over a raw socket so the test controls chunking and sees a reset.
 
