@@ -10,14 +10,16 @@ attribute read and at most one conversion per field.
 
 Field kinds are compiled by their exact class (a subclass may change the conversion, so it is
 not assumed to keep it): `CharField`, `ChoiceField`, `DateField`, `DateTimeField`,
-`IntegerField`, `BooleanField`, the API's `CentsField`, `ConstField` and `AuditTrailField`,
-nested serializers (one or `many=True`, compiled the same way) and `SerializerMethodField`
-(the method of a serializer made once per call with the caller's context, so a method's
-per-request cache keeps working). Any other field runs DRF's own `get_attribute` and
-`to_representation` on the compiled template's bound field. A serializer class that overrides
-`to_representation` (or a `ListSerializer` subclass) is not compiled: `render_one` and
-`render_many` fall back to DRF for it. tests/jobcost/api/test_output.py renders every resource
-both ways, `expand[]` included, and compares them field by field.
+`IntegerField`, `BooleanField`, the API's `CentsField`, `PercentField`, `HoursField`,
+`ConstField` and `AuditTrailField`, nested serializers (one or `many=True`, compiled the same
+way) and `SerializerMethodField` (the method of a serializer made once per call with the
+caller's context, so a method's per-request cache keeps working). Any other field runs DRF's
+own `get_attribute` and `to_representation` on the field bound to that per-call serializer (it
+may read its parent or the context, as a pay app's G702 figures do), never on the shared
+template's. A serializer class that overrides `to_representation` (or nests a
+`ListSerializer` subclass or such a class) is not compiled: `render_one` and `render_many`
+fall back to DRF for it. tests/jobcost/api/test_output.py renders every resource both ways,
+`expand[]` included, and compares them field by field, also after a write.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from rest_framework.fields import SkipField
 from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 
-from jobcost.api.fields import CentsField
+from jobcost.api.fields import CentsField, HoursField, PercentField
 from jobcost.api.serializers import AuditTrailField, ConstField
 
 # row, per-call state (context and method-field serializer) → the row's dict.
@@ -85,6 +87,11 @@ def _is_compilable(serializer_class) -> bool:
     )
 
 
+# Row types seen, and whether each is a Mapping (DRF reads a mapping's keys, not attributes);
+# `isinstance(row, Mapping)` on every field was a tenth of a list's rendering.
+_MAPPING_TYPES: dict[type, bool] = {}
+
+
 def _getter(field) -> Callable[[Any], Any]:
     """The field's attribute of a row, as `field.get_attribute` reads it; raises SkipField as
     DRF does. A one-step source on an object is a plain `getattr`; anything unusual (a
@@ -97,7 +104,11 @@ def _getter(field) -> Callable[[Any], Any]:
     name = field.source_attrs[0]
 
     def get(row):
-        if isinstance(row, Mapping):
+        kind = type(row)
+        is_mapping = _MAPPING_TYPES.get(kind)
+        if is_mapping is None:
+            is_mapping = _MAPPING_TYPES[kind] = isinstance(row, Mapping)
+        if is_mapping:
             return drf(row)
         value = getattr(row, name, _MISSING)
         if value is _MISSING or isinstance(value, _SIMPLE_CALLABLE):
@@ -186,10 +197,24 @@ def _compile_field(field, owner_class) -> Callable[[Any, _Call], Any]:
     if kind is serializers.DateTimeField:
         return _with_none(get, _datetime_converter(field))
     convert = _converter(field)
-    return _with_none(get, lambda value, call: convert(value))
+    if convert is not None:
+        return _with_none(get, lambda value, call: convert(value))
+    # Any other field may read its parent or the context (a pay app's G702 figures do): it
+    # runs as DRF runs it, bound to this call's serializer, never to the shared template.
+    name = field.field_name
+
+    def generic(row, call):
+        bound = call.serializer(owner_class).fields[name]
+        attribute = bound.get_attribute(row)
+        check = attribute.pk if isinstance(attribute, PKOnlyObject) else attribute
+        return None if check is None else bound.to_representation(attribute)
+
+    return generic
 
 
-def _converter(field) -> Callable[[Any], Any]:
+def _converter(field) -> Callable[[Any], Any] | None:
+    """The conversion of a field kind whose `to_representation` reads nothing but the value
+    (so the template's bound field may run it for every call); None for any other kind."""
     kind = type(field)
     if kind is serializers.CharField:
         return str
@@ -201,7 +226,9 @@ def _converter(field) -> Callable[[Any], Any]:
         return _choice_converter(field)
     if kind is serializers.DateField:
         return _date_converter(field)
-    return field.to_representation
+    if kind is PercentField or kind is HoursField:
+        return field.to_representation
+    return None
 
 
 def _with_none(get, convert) -> Callable[[Any, _Call], Any]:

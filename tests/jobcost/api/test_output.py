@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
 from jobcost.api import output, renderers
-from jobcost.api.output import is_compiled, render_many
+from jobcost.api.output import is_compiled, render_many, render_one
 from jobcost.demo.loader import demo_job_load
 from jobcost.models import Project
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
+from jobcost.serializers.pay_apps import G702_FIELDS
 from jobcost.services.budget_imports import budget_import_start
 from tests.conftest import Api
 from tests.factories import make_key
@@ -149,3 +151,17 @@ def test_orjson_encoding_is_byte_identical_to_json_dumps(value):
     data = {"value": value, "list": [value, value]}
     assert renderers.dumps_bytes(data) == renderers.dumps_reference(data).encode()
     assert renderers.dumps(data) == renderers.dumps_reference(data)
+
+
+def test_a_field_reads_the_context_of_its_call_never_a_shared_one(demo):
+    """A pay app's G702 fields read their serializer's per-request cache (`context["_g702"]`):
+    each call sees its own context, so a figure cached by one request never leaks into the
+    next (a PATCH's answer shows the figures it wrote)."""
+    key, _api = demo
+    serializer_class = RESOURCES["pay_app"].serializer_class
+    pay_app = RESOURCES["pay_app"].selector(Scope.for_key(key)).first()
+    seeded = {"_g702": {pay_app.pk: SimpleNamespace(**dict.fromkeys(G702_FIELDS, 1))}}
+    assert {render_one(serializer_class, pay_app, seeded)[f] for f in G702_FIELDS} == {1}
+    fresh = render_one(serializer_class, pay_app, {})
+    assert_same(fresh, dict(serializer_class(pay_app, context={}).data), pay_app.pk)
+    assert fresh["contract_sum_to_date"] > 1
