@@ -19,12 +19,13 @@ def test_cached_annotations_give_the_sql_of_annotating_the_filtered_queryset(acc
     project = ProjectFactory(account=account)
     scope = Scope(account.pk, frozenset({project.pk}) if restricted else None)
     projects = visible.with_rollups(scope.filter(Project.objects.all(), "id"))
-    invoices = scope.filter(
-        Invoice.objects.select_related("project").prefetch_related("lines")
-    ).annotate(period_pay_app_id=visible.pay_app_holding("invoice_date"))
+    invoices = scope.filter(Invoice.objects.select_related("project")).annotate(
+        period_pay_app_id=visible.pay_app_holding("invoice_date")
+    )
     assert _sql(visible.project_list(scope)) == _sql(projects)
     assert _sql(visible.invoice_list(scope)) == _sql(invoices)
-    assert visible.invoice_list(scope)._prefetch_related_lookups == ("lines",)
+    (lines,) = visible.invoice_list(scope)._prefetch_related_lookups
+    assert (lines.prefetch_through, lines.to_attr) == ("lines", "line_list")
 
 
 def test_each_scope_sees_only_its_own_projects(account):
