@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install var run migrate seed test lint format bench bench-webhooks bench-bounds bench-writes bench-import fuzz clean
+.PHONY: install var run migrate seed test lint format bench bench-reads bench-webhooks bench-bounds bench-writes bench-import fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,14 @@ format: install
 ## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}
+
+## bench-reads: the 100-invoice list and a project retrieve under gunicorn (2 workers × 4
+## threads, config/gunicorn.conf.py), each beside its ceiling measured in the same run (the same
+## rows from raw psycopg + json under the same gunicorn); load from Debian's wrk. Needs
+## PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+bench-reads: migrate
+	$(BIN)/python manage.py bench_reads --duration $${DURATION:-10} \
+		--connections $${CONNECTIONS:-8}
 
 ## bench-bounds: create and approve of maximum-size change orders, invoices, daily logs and pay-app
 ## PATCHes through the API (README "Limits"); needs PostgreSQL.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.utils.module_loading import import_string
 
+from jobcost.api.output import render_many
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
 
@@ -77,12 +78,12 @@ def expand(items: list[dict], paths: list[list[str]], serializer_class, view) ->
         if not ids:
             continue
         queryset = target.selector(view.scope).filter(pk__in=ids)
-        objects = {obj.pk: obj for obj in queryset}
+        objects = list(queryset)
+        context = {"view": view, "request": view.request}
         rendered = {
-            pk: target(obj, context={"view": view, "request": view.request}).data
-            for pk, obj in objects.items()
+            obj.pk: data
+            for obj, data in zip(objects, render_many(target, objects, context), strict=True)
         }
-        rendered = {pk: dict(data) for pk, data in rendered.items()}
         if rest:
             expand(list(rendered.values()), rest, target, view)
         for item in items:

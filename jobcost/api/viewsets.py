@@ -22,6 +22,7 @@ from audit.ids import has_prefix
 from jobcost.api import idempotency, ratelimit
 from jobcost.api.expand import expand, parse_expand
 from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
+from jobcost.api.output import render_many, render_one
 from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
@@ -260,7 +261,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
         reject_unknown_params(self.request.query_params)
         paths = self.expand_paths(is_list=False)
         fresh = self.get_queryset().get(pk=instance.pk) if reread else instance
-        data = dict(self.serializer_class(fresh, context=self.get_serializer_context()).data)
+        data = render_one(self.serializer_class, fresh, self.get_serializer_context())
         expand([data], paths, self.serializer_class, self)
         return Response(data, status=status)
 
@@ -287,7 +288,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             queryset, self.request, self, ascending=ascending, keys=keys
         )
         context = {**self.get_serializer_context(), **(context or {})}
-        data = [dict(serializer_class(row, context=context).data) for row in rows]
+        data = render_many(serializer_class, rows, context)
         expand(data, paths, serializer_class, self)
         return self.paginator.get_paginated_response(data)
 

@@ -27,7 +27,8 @@ class InvoiceSerializer(ResourceSerializer):
     retainage_pct = PercentField(read_only=True)
     retainage_amount = CentsField(read_only=True)
     net_amount = CentsField(read_only=True)
-    lines = InvoiceLineSerializer(many=True)
+    # The lines `visible.invoice_list` loads (every invoice rendered is read through it).
+    lines = InvoiceLineSerializer(many=True, source="line_list")
     status = serializers.ChoiceField(choices=InvoiceStatus.choices, read_only=True)
     pay_app = serializers.CharField(source="period_pay_app_id", allow_null=True, read_only=True)
     approved_at = serializers.DateTimeField(read_only=True, allow_null=True)

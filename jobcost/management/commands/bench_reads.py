@@ -1,0 +1,310 @@
+"""`python manage.py bench_reads [--duration 10] [--connections 8]` (`make bench-reads`)
+
+Throughput of two reads through the API served as production serves it — gunicorn with
+`config/gunicorn.conf.py`, 2 workers × 4 threads — each beside its ceiling measured in the
+same run: the same rows read with raw psycopg and `json.dumps` by a bare WSGI app
+(`jobcost.management.bench_ceiling`) under the same gunicorn config.
+
+    list      GET /v1/invoices?project=…&limit=100  (100 invoices, 3 lines each)
+    retrieve  GET /v1/projects/<id>                 (with its rollups)
+
+The project is built once through the real services (owner, project, vendor, cost codes,
+executed commitments, invoices received, coded with their lines, half of them approved) in the
+account "Bench Reads", kept, and checked on every run. The ceiling runs the SQL the API's own
+selectors compile for the same request (bound by Django, so the same rows and columns).
+
+The load is Debian's `wrk` (`apt-get install wrk`): `--connections` keep-alive connections
+for `--duration` seconds after a 2-second warm-up, one case at a time. Prints req/s, p50 and
+p99 latency (ms), the body sizes, and the API's ratio to its ceiling. Needs PostgreSQL
+(`DATABASE_URL`) and Redis (`REDIS_URL`), as production does.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+
+from jobcost.models import Account, Invoice, InvoiceLine, Project
+from jobcost.scope import Scope
+from jobcost.selectors import visible
+from jobcost.services.api_keys import api_key_create, api_key_revoke
+from jobcost.services.commitments import commitment_create, commitment_execute
+from jobcost.services.cost_codes import cost_code_create
+from jobcost.services.invoices import invoice_approve, invoice_create, invoice_update
+from jobcost.services.parties import owner_create, vendor_create
+from jobcost.services.projects import project_create
+
+ACCOUNT = "Bench Reads"
+NUMBER = "READS-100"
+INVOICES = 100
+LINES = 3
+CODES = 3
+LINE_AMOUNT = 1_000_00
+WARMUP_SECONDS = 2
+
+
+@dataclass
+class Figure:
+    """One wrk run: requests per second and latency percentiles in milliseconds."""
+
+    rps: float
+    p50: float
+    p99: float
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _ms(text: str) -> float:
+    """wrk's latency (`812.00us`, `3.41ms`, `1.02s`) in milliseconds."""
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
+
+
+def parse_wrk(output: str) -> Figure:
+    """req/s, p50 and p99 from `wrk --latency` output; refuses a run with errors or non-2xx."""
+    if "Non-2xx" in output or "Socket errors" in output:
+        raise CommandError(f"wrk saw errors:\n{output}")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p50 = _ms(re.search(r"\s50%\s+(\S+)", output).group(1))
+    p99 = _ms(re.search(r"\s99%\s+(\S+)", output).group(1))
+    return Figure(rps, p50, p99)
+
+
+class Command(BaseCommand):
+    help = "Benchmark list and retrieve reads under gunicorn against a raw psycopg ceiling."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--duration", type=int, default=10, help="seconds per case")
+        parser.add_argument("--connections", type=int, default=8)
+        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--threads", type=int, default=4)
+
+    def handle(self, *args, duration: int, connections: int, workers: int, threads: int, **_):
+        if connection.vendor != "postgresql" or not os.environ.get("REDIS_URL"):
+            raise CommandError("bench_reads needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).")
+        wrk = shutil.which("wrk")
+        if wrk is None:
+            raise CommandError("bench_reads drives the load with wrk: apt-get install wrk.")
+        account, project = self._project()
+        key, secret = api_key_create(account=account, role="viewer", name="bench-reads")
+        try:
+            self._run(project, key, secret, wrk, duration, connections, workers, threads)
+        finally:
+            api_key_revoke(api_key_id=key.pk)
+
+    def _run(self, project, key, secret, wrk, duration, connections, workers, threads):
+        scope = Scope.for_key(key)
+        cases = [
+            ("list", f"/v1/invoices?project={project.pk}&limit={INVOICES}", "/invoices"),
+            ("retrieve", f"/v1/projects/{project.pk}", "/project"),
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            routes = Path(tmp) / "routes.json"
+            routes.write_text(json.dumps(self._ceiling_routes(scope, project)))
+            env = {
+                **os.environ,
+                "GUNICORN_WORKERS": str(workers),
+                "GUNICORN_THREADS": str(threads),
+                "GUNICORN_ACCESS_LOG": "off",
+                "BENCH_READS_CEILING": str(routes),
+            }
+            results = {}
+            load = os.getloadavg()
+            with (
+                self._gunicorn("config.wsgi:application", env) as api,
+                self._gunicorn("jobcost.management.bench_ceiling:application", env) as ceiling,
+            ):
+                # Each case, then its ceiling, back to back: both see the same machine load.
+                for name, path, ceiling_path in cases:
+                    results[name, "api"] = self._drive(
+                        wrk, api, path, secret, duration, connections
+                    )
+                    results[name, "ceiling"] = self._drive(
+                        wrk, ceiling, ceiling_path, secret, duration, connections
+                    )
+        self._print(results, cases, duration, connections, workers, threads, load)
+
+    # --- the data -------------------------------------------------------------------------
+    def _project(self) -> tuple[Account, Project]:
+        account = Account.objects.filter(name=ACCOUNT).first()
+        if account is None:
+            account = Account.objects.create(
+                name=ACCOUNT, rate_limit_per_second=1_000_000, rate_limit_burst=1_000_000
+            )
+        project = Project.objects.filter(account=account, number=NUMBER).first()
+        if project is None:
+            project = self._build(account)
+        self._check(project)
+        return account, project
+
+    def _build(self, account: Account) -> Project:
+        self.stdout.write(f"Building {NUMBER}: {INVOICES} invoices of {LINES} lines…")
+        owner = owner_create(account_id=account.pk, name="Reads Owner")
+        amount = INVOICES * LINES * LINE_AMOUNT
+        project = project_create(
+            account_id=account.pk,
+            number=NUMBER,
+            name="Reads benchmark",
+            owner=owner,
+            contract_amount=amount * 4,
+            status="active",
+        )
+        vendor = vendor_create(account_id=account.pk, name="Reads Vendor")
+        codes = []
+        for i in range(CODES):
+            code = cost_code_create(
+                project=project,
+                code=f"{i + 1:02d}-100",
+                name=f"Code {i + 1}",
+                cost_type="subcontract",
+                scheduled_value=amount * 4 // CODES,
+                budget_amount=amount,
+            )
+            codes.append(code)
+        commitment = commitment_execute(
+            commitment_id=commitment_create(
+                project=project,
+                vendor=vendor,
+                type="subcontract",
+                cost_code=codes[0],
+                original_amount=amount,
+            ).pk
+        )
+        day = datetime.date(2026, 1, 1)
+        for n in range(INVOICES):
+            invoice = invoice_create(
+                commitment=commitment,
+                number=f"R-{n:04d}",
+                invoice_date=day + datetime.timedelta(days=n),
+                due_date=day + datetime.timedelta(days=n + 30),
+                amount=LINES * LINE_AMOUNT,
+            )
+            lines = [{"cost_code": codes[i % CODES], "amount": LINE_AMOUNT} for i in range(LINES)]
+            invoice_update(invoice_id=invoice.pk, changes={"lines": lines})
+            if n % 2:
+                invoice_approve(invoice_id=invoice.pk)
+        return project
+
+    def _check(self, project: Project) -> None:
+        invoices = list(Invoice.objects.filter(project=project).prefetch_related("lines"))
+        if len(invoices) != INVOICES:
+            raise CommandError(f"{NUMBER} holds {len(invoices)} invoices, not {INVOICES}.")
+        for invoice in invoices:
+            lines = list(invoice.lines.all())
+            if len(lines) != LINES or sum(line.amount for line in lines) != invoice.amount:
+                raise CommandError(f"{invoice.pk}: its lines do not add up to its amount.")
+
+    def _ceiling_routes(self, scope: Scope, project: Project) -> dict:
+        """The SQL the API's selectors run for the two requests, bound by Django."""
+        invoices = (
+            visible.invoice_list(scope).filter(project=project).order_by("-created_at", "-id")
+        )
+        invoices = invoices[: INVOICES + 1]
+        ids = [invoice.pk for invoice in invoices]
+        lines = InvoiceLine.objects.filter(invoice_id__in=ids)
+        projects = visible.project_list(scope).filter(pk=project.pk)
+        return {
+            "/invoices": {
+                "sql": self._bound(invoices.prefetch_related(None)),
+                "children": {"sql": self._bound(lines), "parent": "invoice_id", "key": "lines"},
+                "list": True,
+            },
+            "/project": {"sql": self._bound(projects), "list": False},
+        }
+
+    @staticmethod
+    def _bound(queryset) -> str:
+        sql, params = queryset.query.sql_with_params()
+        return connection.ops.compose_sql(sql, params)
+
+    # --- the servers and the load ---------------------------------------------------------
+    @contextmanager
+    def _gunicorn(self, app: str, env: dict):
+        port = _free_port()
+        env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
+        command = [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "-c",
+            str(Path(settings.BASE_DIR) / "config" / "gunicorn.conf.py"),
+            app,
+        ]
+        # gunicorn's own log (start, stop) is left out of the report; its errors stay on stderr.
+        process = subprocess.Popen(  # noqa: S603 (our own gunicorn, fixed arguments)
+            [*command, "--log-level", "warning"], env=env, cwd=settings.BASE_DIR
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    urllib.request.urlopen(base + "/nowhere", timeout=1)  # noqa: S310 (loopback http)
+                except urllib.error.HTTPError:
+                    break  # any HTTP answer: the server is up
+                except OSError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        raise CommandError(f"gunicorn {app} did not start") from None
+                    time.sleep(0.2)
+            yield base
+        finally:
+            process.terminate()
+            process.wait(timeout=60)
+
+    def _drive(self, wrk, base, path, secret, duration, connections) -> tuple[Figure, int]:
+        request = urllib.request.Request(  # noqa: S310 (our own loopback server)
+            base + path, headers={"Authorization": f"Bearer {secret}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            size = len(response.read())
+        common = [wrk, "-t1", f"-c{connections}", "--timeout", "30s"]
+        common += ["-H", f"Authorization: Bearer {secret}"]
+        subprocess.run(  # noqa: S603 (wrk, fixed arguments)
+            [*common, f"-d{WARMUP_SECONDS}s", base + path], check=True, capture_output=True
+        )
+        output = subprocess.run(  # noqa: S603 (wrk, fixed arguments)
+            [*common, f"-d{duration}s", "--latency", base + path],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return parse_wrk(output), size
+
+    def _print(self, results, cases, duration, connections, workers, threads, load):
+        self.stdout.write(
+            f"\nbench_reads: gunicorn {workers} workers × {threads} threads, wrk {connections} "
+            f"connections, {duration} s per case; load average at start "
+            f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
+        )
+        self.stdout.write(
+            f"{'case':<10}{'server':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>8}"
+        )
+        for name, _, _ in cases:
+            for server in ("api", "ceiling"):
+                figure, size = results[name, server]
+                self.stdout.write(
+                    f"{name:<10}{server:<10}{figure.rps:>9.1f}{figure.p50:>9.2f}"
+                    f"{figure.p99:>9.2f}{size:>8}"
+                )
+        for name, _, _ in cases:
+            api, ceiling = results[name, "api"][0], results[name, "ceiling"][0]
+            self.stdout.write(f"{name}: API / ceiling = {api.rps / ceiling.rps:.3f}x")
