@@ -44,7 +44,14 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from webhooks.delivery import LEASE, TIMEOUT_SECONDS, send_claimed
+from webhooks.delivery import (
+    LEASE,
+    TIMEOUT_SECONDS,
+    Outcome,
+    post_claimed,
+    record_outcomes,
+    subscribed,
+)
 from webhooks.lanes import FAST, SLOW, lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 
@@ -182,15 +189,46 @@ def _send_batches(
         if on_backlog is not None and len(batch) == BATCH[lane]:
             on_backlog()  # a full batch: more may be due, so put the other slots to work
             on_backlog = None
-        claimed_at = time.monotonic()
+        stop, made = _send_batch(endpoint_id, endpoint, lane, batch, lease_until, deadline)
+        sent += made
+        if stop is not None:
+            return DrainResult(sent, more=stop.more, lane=stop.lane)
+        if time.monotonic() >= deadline:
+            return DrainResult(sent, more=True, lane=lane)
+
+
+def _send_batch(
+    endpoint_id: str,
+    endpoint: WebhookEndpoint,
+    lane: str,
+    batch: list[WebhookDelivery],
+    lease_until: datetime,
+    deadline: float,
+) -> tuple[DrainResult | None, int]:
+    """Send one claimed batch, re-reading the endpoint right before each POST; returns (a
+    result when the drain must stop, the POSTs made). Quick successes are recorded together
+    (`record_outcomes`) when the batch ends or stops, or before the next POST once any
+    outcome that moves the endpoint on (a failure, a slow answer) is among them: nothing is
+    sent to an endpoint whose row has not seen every earlier attempt's effect."""
+    claimed_at = time.monotonic()
+    unrecorded: list[Outcome] = []
+    sent = 0
+
+    def flush() -> None:
+        outcomes = unrecorded[:]
+        unrecorded.clear()  # not again from `finally` if recording them raised
+        record_outcomes(endpoint_id, outcomes)
+
+    try:
         for index, delivery in enumerate(batch):
             if index:  # re-read right before each send (the claim read it for the first)
                 endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
             rest = batch[index:]
             if not _usable(endpoint):
+                flush()
                 _release(rest, lease_until, cancel=True)
                 _cancel_due(endpoint_id)
-                return DrainResult(sent, more=False, lane=lane)
+                return DrainResult(sent, more=False, lane=lane), sent
             now = time.monotonic()
             lease_left = LEASE.total_seconds() - (now - claimed_at)
             if (
@@ -198,12 +236,22 @@ def _send_batches(
                 or now >= deadline
                 or lease_left < TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS
             ):
+                flush()
                 _release(rest, lease_until, cancel=False)
-                return DrainResult(sent, more=True, lane=lane_for(endpoint))
-            send_claimed(delivery, endpoint)
+                return DrainResult(sent, more=True, lane=lane_for(endpoint)), sent
+            if not subscribed(endpoint, delivery):
+                _release([delivery], lease_until, cancel=True)
+                continue
+            outcome = post_claimed(delivery, endpoint)
             sent += 1
-        if time.monotonic() >= deadline:
-            return DrainResult(sent, more=True, lane=lane)
+            unrecorded.append(outcome)
+            if not outcome.changes_nothing_for(endpoint):
+                flush()
+    finally:
+        # Also when a database error stops the batch: what was sent is recorded if the
+        # database allows; otherwise those rows are sent again when their lease runs out.
+        flush()
+    return None, sent
 
 
 def drain(
