@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
+import httpx
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
@@ -49,6 +50,7 @@ from webhooks.delivery import (
     LEASE,
     TIMEOUT_SECONDS,
     Outcome,
+    drain_client,
     post_claimed,
     record_outcomes,
     subscribed,
@@ -216,7 +218,11 @@ def _cancel_due(endpoint_id: str) -> None:
 
 
 def _send_batches(
-    endpoint_id: str, lane: str, deadline: float, on_backlog: Callable[[], None] | None
+    endpoint_id: str,
+    lane: str,
+    deadline: float,
+    on_backlog: Callable[[], None] | None,
+    client: httpx.Client,
 ) -> DrainResult:
     """Claim and send batches while the slot is held; see the module docstring, step 3."""
     sent = 0
@@ -233,7 +239,7 @@ def _send_batches(
         if on_backlog is not None and len(batch) == BATCH[lane]:
             on_backlog()  # a full batch: more may be due, so put the other slots to work
             on_backlog = None
-        stop, made = _send_batch(endpoint_id, endpoint, lane, batch, lease_until, deadline)
+        stop, made = _send_batch(endpoint, lane, batch, lease_until, deadline, client)
         sent += made
         if stop is not None:
             return DrainResult(sent, more=stop.more, lane=stop.lane)
@@ -242,18 +248,19 @@ def _send_batches(
 
 
 def _send_batch(
-    endpoint_id: str,
     endpoint: WebhookEndpoint,
     lane: str,
     batch: list[WebhookDelivery],
     lease_until: datetime,
     deadline: float,
+    client: httpx.Client,
 ) -> tuple[DrainResult | None, int]:
     """Send one claimed batch, re-reading the endpoint right before each POST; returns (a
     result when the drain must stop, the POSTs made). Quick successes are recorded together
     (`record_outcomes`) when the batch ends or stops, or before the next POST once any
     outcome that moves the endpoint on (a failure, a slow answer) is among them: nothing is
     sent to an endpoint whose row has not seen every earlier attempt's effect."""
+    endpoint_id = endpoint.pk
     claimed_at = time.monotonic()
     unrecorded: list[Outcome] = []
     sent = 0
@@ -286,7 +293,7 @@ def _send_batch(
             if not subscribed(endpoint, delivery):
                 _release([delivery], lease_until, cancel=True)
                 continue
-            outcome = post_claimed(delivery, endpoint)
+            outcome = post_claimed(delivery, endpoint, client=client)
             sent += 1
             unrecorded.append(outcome)
             if not outcome.changes_nothing_for(endpoint):
@@ -318,7 +325,8 @@ def drain(
     with endpoint_slot(endpoint_id) as slot:
         if slot is None:
             return DrainResult(0, more=False, lane=lane, slot=False)
-        result = _send_batches(endpoint_id, lane, deadline, on_backlog)
+        with drain_client() as client:
+            result = _send_batches(endpoint_id, lane, deadline, on_backlog, client)
     if not result.more and _due(endpoint_id, timezone.now()).exists():
         endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
         return DrainResult(result.sent, more=True, lane=lane_for(endpoint) if endpoint else lane)
