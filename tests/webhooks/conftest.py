@@ -97,6 +97,21 @@ class Workers:
         for n in range(count):
             self._spawn(f"main{n}")
         self._spawn("slow")
+        self._wait_ready()
+
+    def kill_main(self) -> None:
+        """SIGKILL the first main worker (no warm shutdown: its claims stay leased)."""
+        main = next(p for p in self.processes if "main" in p.args[p.args.index("-n") + 1])
+        main.kill()
+        main.wait()
+        self.processes.remove(main)
+
+    def add_main(self) -> None:
+        """Start one more main worker and wait until every worker answers."""
+        self._spawn(f"main{len(self.processes)}")
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             replies = celery_app.control.ping(timeout=0.5) or []
