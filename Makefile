@@ -63,12 +63,13 @@ bench: migrate
 bench-bounds: migrate
 	$(BIN)/python manage.py bench_bounds --runs $${RUNS:-3}
 
-## bench-webhooks: webhook deliveries per second with 1 and 2 main Celery worker processes (as
-## in production, README "Running workers") beside a plain httpx loop (the ceiling). Needs
-## PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+## bench-webhooks: webhook deliveries per second of one main Celery worker process (as in
+## production, README "Running workers"; WORKERS=1,2 for more) beside a plain httpx loop (the
+## ceiling), their ratio, and a fast endpoint's delay beside a slow one. Needs PostgreSQL
+## (DATABASE_URL) and Redis (REDIS_URL).
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
-		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
+		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1}
 
 ## bench-import: a clean 5,000-row budget file imported through the API (dry run, in the
 ## request, queued) beside a raw COPY of the same rows (docs/budget-import.md). Needs PostgreSQL.
