@@ -14,8 +14,11 @@ anything a broker outage dropped). `drain`:
    an `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead; a first
    batch that comes back full queues one more drain, so that a backlog gets every slot
    working), and for each one re-reads the endpoint right before sending (deleted or
-   disabled → cancelled), then sends and records it (`webhooks.delivery.send_claimed`: the
-   SSRF check, the POST, the retry schedule).
+   disabled → cancelled with the rest; no longer subscribed to the event's type → that one
+   cancelled), then sends it with the drain's own HTTP client (`webhooks.delivery.post_claimed`:
+   the SSRF check, the POST). Outcomes are recorded (`record_outcomes`: the attempt rows, the
+   retry schedule, the endpoint's clock and lane) a run at a time: quick successes wait for
+   the batch's end, anything else is recorded before the next POST.
 3. stops when nothing is due, when its time budget is spent, when the lease could no longer
    cover one more full attempt, or when the endpoint changed lane (it turned slow or started
    failing, or recovered). Claimed rows it did not send are released — due again, the attempt
