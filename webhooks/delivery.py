@@ -5,9 +5,9 @@ and move its `next_attempt_at` a lease ahead in a short transaction, so no other
 the same attempt; re-check the endpoint (deleted, disabled, or no longer subscribed to the
 event's type → cancelled); POST the payload rendered at the endpoint's `api_version` with
 Standard Webhooks headers, 10 s timeout, no redirects; then record the attempt: 2xx succeeded;
-410 Gone disables the endpoint at once; otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10
-h, 10 h (8 attempts) and then failed; an endpoint that has seen nothing but failures for 3 days
-is disabled. Each attempt also notes whether the endpoint was slow (`slow_since`), which picks
+410 Gone disables the endpoint at once; otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h,
+10 h, 10 h (8 attempts) and then failed; an endpoint that has seen nothing but failures for 3
+days is disabled. Each attempt also notes whether the endpoint was slow (`slow_since`), which picks
 its lane (webhooks/lanes.py).
 
 `attempt` claims one delivery by ID (the `deliver` task, kept for messages queued before the
