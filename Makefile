@@ -74,12 +74,13 @@ bench-reads: migrate
 bench-bounds: migrate
 	$(BIN)/python manage.py bench_bounds --runs $${RUNS:-3}
 
-## bench-webhooks: webhook deliveries per second with 1 and 2 main Celery worker processes (as
-## in production, README "Running workers") beside a plain httpx loop (the ceiling). Needs
-## PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+## bench-webhooks: webhook deliveries per second of one main Celery worker process (as in
+## production, README "Running workers"; WORKERS=1,2 for more) beside a plain httpx loop (the
+## ceiling), their ratio, and a fast endpoint's delay beside a slow one. Needs PostgreSQL
+## (DATABASE_URL) and Redis (REDIS_URL).
 bench-webhooks: migrate
 	$(BIN)/python manage.py bench_webhooks --events $${EVENTS:-1000} \
-		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1,2}
+		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1}
 
 ## bench-writes: invoices through create → code → approve on one commitment by 8 clients against
 ## gunicorn (2 workers × 4 threads), beside pgbench's hot-row ceiling (README "Benchmarks").

@@ -1,17 +1,20 @@
 """Sending one delivery attempt (README "Webhooks and events").
 
 `attempt(delivery_id)`: claim the delivery — `SELECT … FOR UPDATE SKIP LOCKED`, due, pending —
-and move its `next_attempt_at` a lease ahead in a short transaction, so no other worker can
-send the same attempt; re-check the endpoint (deleted or disabled → cancelled); POST the
-payload rendered at the endpoint's `api_version` with Standard Webhooks headers, 10 s timeout,
-no redirects; then record the attempt: 2xx succeeded; 410 Gone disables the endpoint at once;
-otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts) and then failed;
-an endpoint that has seen nothing but failures for 3 days is disabled. Each attempt also
-notes whether the endpoint was slow (`slow_since`), which picks its lane (webhooks/lanes.py).
+and move its `next_attempt_at` a lease ahead in a short transaction, so no other worker can send
+the same attempt; re-check the endpoint (deleted, disabled, or no longer subscribed to the
+event's type → cancelled); POST the payload rendered at the endpoint's `api_version` with
+Standard Webhooks headers, 10 s timeout, no redirects; then record the attempt: 2xx succeeded;
+410 Gone disables the endpoint at once; otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h,
+10 h, 10 h (8 attempts) and then failed; an endpoint that has seen nothing but failures for 3
+days is disabled. Each attempt also notes whether the endpoint was slow (`slow_since`), which picks
+its lane (webhooks/lanes.py).
 
 `attempt` claims one delivery by ID (the `deliver` task, kept for messages queued before the
-per-endpoint drains); webhooks/drain.py claims a batch of one endpoint's due deliveries and
-calls `send_claimed` for each.
+per-endpoint drains); webhooks/drain.py claims a batch of one endpoint's due deliveries, makes
+each POST with `post_claimed` and records the outcomes with `record_outcomes`: a run of quick
+successes in one transaction of a few statements, anything else (a failure, a slow answer, an
+endpoint in the slow lane) before the next POST, so the rules above see every attempt in order.
 """
 
 from __future__ import annotations
@@ -19,17 +22,21 @@ from __future__ import annotations
 import json
 import logging
 import os
+import ssl
 import threading
 import time
-from datetime import timedelta
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import httpx
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from webhooks import signing
+from webhooks.catalogue import subscribes
 from webhooks.endpoint_state import endpoint_disable
 from webhooks.lanes import SLOW_AFTER_MS
 from webhooks.models import (
@@ -39,7 +46,7 @@ from webhooks.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from webhooks.transport import new_client
+from webhooks.transport import new_client, new_ssl_context
 from webhooks.urlguard import UrlRefused, check_url
 from webhooks.versions import render_payload
 
@@ -61,30 +68,49 @@ FAILING_FOR = timedelta(days=3)
 
 
 _client: httpx.Client | None = None
-_client_key: tuple | None = None
+_ssl_context: ssl.SSLContext | None = None
+_process_key: tuple | None = None
 _client_lock = threading.Lock()
+
+
+def _per_process() -> None:
+    """(Re)build the process's TLS context and shared client: once per process (after a fork
+    too), and again if WEBHOOKS_CA_BUNDLE changes. Call with `_client_lock` held."""
+    global _client, _ssl_context, _process_key
+    key = (os.getpid(), settings.WEBHOOKS_CA_BUNDLE)
+    if _process_key != key:
+        _ssl_context = new_ssl_context()
+        _client = new_client(timeout=TIMEOUT_SECONDS, ssl_context=_ssl_context)
+        _process_key = key
 
 
 def shared_client() -> httpx.Client:
     """The worker process's one HTTP client (`webhooks.transport.new_client`: connects only
-    to addresses the SSRF guard checked, no redirects; each POST passes the timeout).
-    Built once per process (after a fork too, and again if WEBHOOKS_CA_BUNDLE changes):
-    building one loads the CA bundle (~20 ms, more than the POST itself on a fast receiver).
-    It also keeps connections to endpoints alive."""
-    global _client, _client_key
-    key = (os.getpid(), settings.WEBHOOKS_CA_BUNDLE)
+    to addresses the SSRF guard checked, no redirects; each POST passes the timeout), for
+    single attempts (`attempt`). It keeps connections to endpoints alive."""
     with _client_lock:  # the worker's threads share it: build it once, not once per thread
-        if _client is None or _client_key != key:
-            _client = new_client(timeout=TIMEOUT_SECONDS)
-            _client_key = key
+        _per_process()
         return _client
+
+
+def drain_client() -> httpx.Client:
+    """A client of its own for one drain (close it when the drain ends): its connection to
+    the endpoint is kept alive across the drain's POSTs, and no other thread waits on its
+    pool's lock (the shared client's lock cost a busy worker a fifth of its sending time).
+    It shares the process's TLS context: building one loads the CA bundle (~20 ms, more than
+    a POST to a fast receiver)."""
+    with _client_lock:
+        _per_process()
+        context = _ssl_context
+    return new_client(timeout=TIMEOUT_SECONDS, ssl_context=context)
 
 
 def _claim(delivery_id: str):
     """Lock the due delivery (skipping it if another worker holds it) and lease it."""
     with transaction.atomic():
         delivery = (
-            WebhookDelivery.objects.select_for_update(skip_locked=True)
+            WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("event")
             .filter(
                 pk=delivery_id,
                 status=DeliveryStatus.PENDING,
@@ -95,7 +121,11 @@ def _claim(delivery_id: str):
         if delivery is None:
             return None
         endpoint = WebhookEndpoint.objects.get(pk=delivery.endpoint_id)
-        if endpoint.deleted_at is not None or endpoint.status != EndpointStatus.ENABLED:
+        if (
+            endpoint.deleted_at is not None
+            or endpoint.status != EndpointStatus.ENABLED
+            or not subscribed(endpoint, delivery)
+        ):
             delivery.status = DeliveryStatus.CANCELLED
             delivery.next_attempt_at = None
             delivery.save(update_fields=["status", "next_attempt_at", "updated_at"])
@@ -116,12 +146,47 @@ def attempt(delivery_id: str, *, client: httpx.Client | None = None) -> str | No
     return send_claimed(delivery, endpoint, client=client)
 
 
-def send_claimed(
+@dataclass(frozen=True)
+class Outcome:
+    """One POST of a claimed delivery, made but not yet recorded: when it started, how long it
+    took (ms), the response status (None when no response came) and the error text."""
+
+    delivery_id: str
+    started: datetime
+    duration_ms: int
+    status_code: int | None
+    error: str
+
+    @property
+    def succeeded(self) -> bool:
+        """Any 2xx."""
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+    def changes_nothing_for(self, endpoint: WebhookEndpoint) -> bool:
+        """True when recording this outcome can only mark its delivery `succeeded`: a quick
+        2xx to an endpoint that is neither failing nor slow leaves the endpoint's row (its
+        lane, its failure clock, its status) as it is, so the record may wait for the rest of
+        the batch (webhooks/drain.py). Anything else is recorded before the next send."""
+        return (
+            self.succeeded
+            and self.duration_ms < SLOW_AFTER_MS
+            and endpoint.failing_since is None
+            and endpoint.slow_since is None
+        )
+
+
+def subscribed(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> bool:
+    """Whether the endpoint still subscribes to the delivery's event type (its `events` may
+    have been changed since the delivery was written)."""
+    return subscribes(endpoint.events, delivery.event.type)
+
+
+def post_claimed(
     delivery: WebhookDelivery, endpoint: WebhookEndpoint, *, client: httpx.Client | None = None
-) -> str:
+) -> Outcome:
     """POST a delivery this worker has claimed (leased, `attempts` counted) to `endpoint`, as
-    just re-read, and record the attempt; returns the delivery's new status. The URL is checked
-    by the SSRF guard first; a refused URL is a failed attempt."""
+    just re-read, and return the outcome without recording it. The URL is checked by the SSRF
+    guard first; a refused URL is a failed outcome. Never raises for a failed POST."""
     body = json.dumps(
         render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
     ).encode()
@@ -143,7 +208,16 @@ def send_claimed(
         # The guarded transport's messages name no address (webhooks/transport.py).
         error = f"{exc.__class__.__name__}: {exc}"[:500]
     duration_ms = int((time.monotonic() - clock) * 1000)
-    return record(delivery.pk, started, duration_ms, status_code, error)
+    return Outcome(delivery.pk, started, duration_ms, status_code, error)
+
+
+def send_claimed(
+    delivery: WebhookDelivery, endpoint: WebhookEndpoint, *, client: httpx.Client | None = None
+) -> str:
+    """POST a claimed delivery (`post_claimed`) and record the attempt at once; returns the
+    delivery's new status."""
+    outcome = post_claimed(delivery, endpoint, client=client)
+    return record_outcomes(endpoint.pk, [outcome])[delivery.pk]
 
 
 def _note_speed(endpoint: WebhookEndpoint, duration_ms: int) -> None:
@@ -156,34 +230,105 @@ def _note_speed(endpoint: WebhookEndpoint, duration_ms: int) -> None:
     endpoint.save(update_fields=["slow_since", "updated_at"])
 
 
-@transaction.atomic
 def record(delivery_id: str, started, duration_ms: int, status_code: int | None, error: str) -> str:
-    """Write the attempt row and move the delivery (and perhaps its endpoint) on."""
-    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
-    endpoint = WebhookEndpoint.objects.select_for_update().get(pk=delivery.endpoint_id)
-    ok = status_code is not None and 200 <= status_code < 300
-    # `attempts` counts the current series (a re-send starts a new one at 0); the log numbers
-    # every POST of the delivery, so a re-sent delivery's rows continue after the old ones.
-    previous = delivery.attempt_log.aggregate(last=Max("number"))["last"] or 0
-    WebhookAttempt.objects.create(
-        delivery=delivery,
-        number=previous + 1,
-        started_at=started,
-        duration_ms=duration_ms,
-        response_status=status_code,
-        error=error,
-        succeeded=ok,
+    """Write one attempt row and move the delivery (and perhaps its endpoint) on
+    (`record_outcomes` for one outcome); returns the delivery's new status."""
+    endpoint_id = WebhookDelivery.objects.values_list("endpoint_id", flat=True).get(pk=delivery_id)
+    outcome = Outcome(delivery_id, started, duration_ms, status_code, error)
+    return record_outcomes(endpoint_id, [outcome])[delivery_id]
+
+
+# The delivery columns an attempt moves (with `updated_at`).
+_DELIVERY_FIELDS = ("status", "next_attempt_at", "last_response_status", "last_error")
+
+
+def record_outcomes(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]:
+    """Record the attempts of one endpoint's deliveries, in the order they were made: one
+    attempt row each, and each delivery (and perhaps the endpoint) moved on by the rules in
+    this module's docstring, exactly as if they were recorded one by one. Returns {delivery
+    ID: new status}.
+
+    A constant number of statements however many outcomes: the endpoint's row is locked first
+    (the services lock it before the deliveries too), then the deliveries, with the number of
+    their last attempt; the attempt rows are one INSERT and the deliveries one UPDATE.
+    """
+    if not outcomes:
+        return {}
+    with transaction.atomic():
+        return _record(endpoint_id, outcomes)
+
+
+def _record(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]:
+    endpoint = WebhookEndpoint.objects.select_for_update().get(pk=endpoint_id)
+    last_number = Subquery(
+        WebhookAttempt.objects.filter(delivery=OuterRef("pk"))
+        .order_by("-number")
+        .values("number")[:1]
     )
-    delivery.last_response_status = status_code
-    delivery.last_error = error
-    _note_speed(endpoint, duration_ms)
+    deliveries = {
+        d.pk: d
+        for d in WebhookDelivery.objects.select_for_update(of=("self",))
+        .filter(pk__in=[o.delivery_id for o in outcomes])
+        .annotate(last_number=last_number)
+        .order_by("pk")
+    }
+    attempts = []
+    statuses = {}
+    for outcome in outcomes:
+        delivery = deliveries[outcome.delivery_id]
+        # `attempts` counts the current series (a re-send starts a new one at 0); the log
+        # numbers every POST of the delivery, so a re-sent delivery's rows continue after the
+        # old ones.
+        delivery.last_number = (delivery.last_number or 0) + 1
+        attempts.append(
+            WebhookAttempt(
+                delivery=delivery,
+                number=delivery.last_number,
+                started_at=outcome.started,
+                duration_ms=outcome.duration_ms,
+                response_status=outcome.status_code,
+                error=outcome.error,
+                succeeded=outcome.succeeded,
+            )
+        )
+        statuses[delivery.pk] = _move_on(delivery, endpoint, outcome)
+    WebhookAttempt.objects.bulk_create(attempts)
+    now = timezone.now()
+    for delivery in deliveries.values():
+        if endpoint.status != EndpointStatus.ENABLED and delivery.status == DeliveryStatus.PENDING:
+            # Disabled by a later outcome: its pending deliveries were cancelled, earlier
+            # ones of this batch awaiting a retry too.
+            delivery.status = statuses[delivery.pk] = DeliveryStatus.CANCELLED
+            delivery.next_attempt_at = None
+    # One UPDATE per distinct outcome (a batch of successes is one): cheaper to build than
+    # `bulk_update`'s CASE per row.
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for delivery in deliveries.values():
+        groups[tuple(getattr(delivery, name) for name in _DELIVERY_FIELDS)].append(delivery.pk)
+    for values, ids in groups.items():
+        WebhookDelivery.objects.filter(pk__in=ids).update(
+            **dict(zip(_DELIVERY_FIELDS, values, strict=True)), updated_at=now
+        )
+    return statuses
+
+
+def _move_on(delivery: WebhookDelivery, endpoint: WebhookEndpoint, outcome: Outcome) -> str:
+    """The retry contract for one attempt: the delivery's new status and next attempt (saved
+    by the caller), the endpoint's failure clock, lane and status (saved here)."""
+    if endpoint.status != EndpointStatus.ENABLED and delivery.status == DeliveryStatus.PENDING:
+        # An earlier outcome of this batch disabled the endpoint, which cancelled its pending
+        # deliveries in the database: this one among them.
+        delivery.status = DeliveryStatus.CANCELLED
+        delivery.next_attempt_at = None
+    delivery.last_response_status = outcome.status_code
+    delivery.last_error = outcome.error
+    _note_speed(endpoint, outcome.duration_ms)
     if delivery.status != DeliveryStatus.PENDING:
         # Cancelled while this attempt was in flight (endpoint deleted or disabled): the
         # attempt is logged, the delivery stays as it is.
-        delivery.save(update_fields=["last_response_status", "last_error", "updated_at"])
         return delivery.status
     now = timezone.now()
-    if ok:
+    if outcome.succeeded:
         delivery.status = DeliveryStatus.SUCCEEDED
         delivery.next_attempt_at = None
         if endpoint.failing_since is not None:
@@ -193,7 +338,7 @@ def record(delivery_id: str, started, duration_ms: int, status_code: int | None,
         if endpoint.failing_since is None:
             endpoint.failing_since = now
             endpoint.save(update_fields=["failing_since", "updated_at"])
-        if status_code == 410:
+        if outcome.status_code == 410:
             endpoint_disable(endpoint=endpoint, reason="gone")
             delivery.status = DeliveryStatus.CANCELLED
             delivery.next_attempt_at = None
@@ -206,5 +351,4 @@ def record(delivery_id: str, started, duration_ms: int, status_code: int | None,
             delivery.next_attempt_at = None
         else:
             delivery.next_attempt_at = now + RETRY_AFTER[delivery.attempts - 1]
-    delivery.save()
     return delivery.status

@@ -99,6 +99,24 @@ class Workers:
         for n in range(count):
             self._spawn(f"main{n}")
         self._spawn("slow")
+        self._wait_ready()
+
+    def kill_main(self) -> None:
+        """SIGKILL the first main worker (no warm shutdown: its claims stay leased)."""
+        main = next(p for p in self.processes if "main" in p.args[p.args.index("-n") + 1])
+        main.kill()
+        main.wait()
+        self.processes.remove(main)
+        name = main.args[main.args.index("-n") + 1].split("@")[0]
+        self.nodes = [node for node in self.nodes if not node.startswith(name + "@")]
+
+    def add_main(self) -> None:
+        """Start one more main worker and wait until every worker answers."""
+        self._spawn(f"main{len(self.processes)}")
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        """Return once every started worker answers a ping; keeps their node names."""
 
         def all_up() -> set[str] | None:
             exited = any(process.poll() is not None for process in self.processes)

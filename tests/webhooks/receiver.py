@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -34,6 +35,7 @@ class Receiver:
     location: str | None = None
     in_flight: int = 0
     max_in_flight: int = 0
+    on_request: Callable[[int], None] | None = None
 
     def __post_init__(self):
         receiver = self
@@ -47,10 +49,13 @@ class Receiver:
                         Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                     )
                     receiver._arrived.notify_all()
-                    index = min(len(receiver.requests), len(receiver.statuses)) - 1
+                    number = len(receiver.requests)
+                    index = min(number, len(receiver.statuses)) - 1
                     status = receiver.statuses[index]
                     receiver.in_flight += 1
                     receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
+                if receiver.on_request is not None:
+                    receiver.on_request(number)
                 time.sleep(receiver.delay)  # a slow receiver, on purpose
                 with receiver._lock:
                     receiver.in_flight -= 1

@@ -1,5 +1,6 @@
 """`manage.py bench_webhooks`: refuses without Redis, and a tiny real run (one worker process,
-a loopback receiver) delivers everything and cleans up after itself. Its timings are printed,
+a loopback receiver, a slow endpoint beside it) delivers everything, prints each rate over the
+ceiling and the fast endpoint's delays, and cleans up after itself. Its timings are printed,
 never asserted."""
 
 from __future__ import annotations
@@ -29,12 +30,30 @@ def test_refuses_without_redis(db, settings):
 def test_a_small_run_delivers_everything_and_cleans_up():
     out = io.StringIO()
 
-    call_command("bench_webhooks", events=3, endpoints=2, workers="1", stdout=out)
+    call_command(
+        "bench_webhooks",
+        events=3,
+        endpoints=2,
+        workers="1",
+        slow_seconds=1.0,
+        slow_queued=3,
+        stdout=out,
+    )
 
-    row = r"^(celery workers|httpx loop \(ceiling\))\s+(\d+)\s+(\d+)\s"
+    number = r"\d+(?:\.\d+)?"
+    mode = r"(celery workers|httpx loop \(ceiling\))"
+    row = rf"^{mode}\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+({number})$"
     rows = re.findall(row, out.getvalue(), re.M)
-    assert rows == [("celery workers", "1", "6"), ("httpx loop (ceiling)", "1", "6")]
+    assert [r[:3] for r in rows] == [
+        ("celery workers", "1", "6"),
+        ("httpx loop (ceiling)", "1", "6"),
+    ]
+    assert rows[-1][3] == "1.00"  # the ceiling over itself
+    assert re.search(
+        rf"in flight\s+{number} s\n\s+once it goes by the slow lane\s+{number} s", out.getvalue()
+    )
+    assert "load average (1, 5, 15 min): " in out.getvalue()
     assert not Event.objects.exists()
     assert not WebhookDelivery.objects.exists()
     endpoints = WebhookEndpoint.objects.filter(description="bench_webhooks")
-    assert sorted(endpoints.values_list("status", flat=True)) == ["disabled", "disabled"]
+    assert sorted(endpoints.values_list("status", flat=True)) == ["disabled"] * 3

@@ -1,27 +1,34 @@
-"""`python manage.py bench_webhooks [--events 1000] [--endpoints 5] [--workers 1,2]`
+"""`python manage.py bench_webhooks [--events 1000] [--endpoints 5] [--workers 1] [--no-isolation]`
 
-Webhook delivery throughput (README "Webhooks and events"), end to end: N events recorded through
-the outbox (`webhooks.outbox.event_record`, as every audited change does) in account "Bench
-Webhooks",
-fanned out to M endpoints (N × M deliveries), sent by real `celery -A config worker` processes
-started as production runs them (README "Running workers": `--pool threads`, one drain task per
-endpoint; the `--workers` count is of main processes, each with the fast lane, plus one
-slow-lane process) on private queues of the configured Redis, against the configured
-PostgreSQL, to a loopback HTTP receiver running in this process (answers 200).
+Webhook delivery throughput (README "Benchmarks", "Webhook delivery"), end to end: N events
+recorded through the outbox (`webhooks.outbox.event_record`, as every audited change does) in
+account "Bench Webhooks", fanned out to M endpoints (N × M deliveries), sent by real `celery -A
+config worker` processes started as production runs them (README "Running workers": `--pool
+threads`, one drain task per endpoint; the `--workers` count is of main processes, each with
+the fast lane, plus one slow-lane process) on private queues of the configured Redis, against
+the configured PostgreSQL, to a loopback HTTP receiver running in this process (answers 200).
 
 For each worker count the clock starts at the commit that queues the drains (the workers are
 already up and idle) and stops when the database shows every delivery `succeeded`. The last
 row is the ceiling: the same N × M POSTs (same bodies, same signed headers) sent by a plain
-loop with one `httpx.Client` in this process, no database and no broker.
+loop with one `httpx.Client` in this process, no database and no broker. Each row's last column
+is its rate over the ceiling's, measured in the same run (the machine's load moves both).
+
+Then, unless `--no-isolation`, the isolation scenario of tests/webhooks/test_isolation.py with
+one main worker process: another account's endpoint answering in 9 s has 20 events queued, and
+the delay from the commit of one change in the bench account to its delivery at every bench
+endpoint is printed twice — while the slow endpoint's first POSTs hold fast-lane threads, and
+once it goes by the slow lane. The load average is printed at the start and at the end.
 
 Needs PostgreSQL and Redis: the claims use `SELECT … FOR UPDATE SKIP LOCKED`, and the
-filesystem broker of `make run` says nothing about production. The bench account, its project
-and its endpoints are reused between runs; its events (with their deliveries and attempts)
-are deleted at the end, and its endpoints are left disabled.
+filesystem broker of `make run` says nothing about production. The bench accounts, their
+projects and their endpoints are reused between runs; their events (with their deliveries and
+attempts) are deleted at the end, and their endpoints are left disabled.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
@@ -52,14 +59,19 @@ from webhooks.outbox import event_record
 from webhooks.versions import render_payload
 
 ACCOUNT = "Bench Webhooks"
+SLOW_ACCOUNT = "Bench Webhooks Slow"
 PROJECT_NUMBER = "BENCH-WH"
 TIMEOUT_SECONDS = 900
+# The isolation scenario (README "Running workers", tests/webhooks/test_isolation.py).
+SLOW_ANSWER_SECONDS = 9.0
+SLOW_QUEUED = 20
 
 
 class Receiver:
-    """A loopback HTTP/1.1 server (keep-alive) that answers every POST 200 and counts them."""
+    """A loopback HTTP/1.1 server (keep-alive) that answers every POST 200, after `delay`
+    seconds, and counts them."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
         self.count = 0
         self.ids: set[str] = set()
         lock = threading.Lock()
@@ -77,6 +89,8 @@ class Receiver:
                 with lock:
                     receiver.count += 1
                     receiver.ids.add(self.headers.get("webhook-id", ""))
+                if delay:
+                    time.sleep(delay)
                 self.send_response(200)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
@@ -185,16 +199,37 @@ class Workers:
 
 
 class Command(BaseCommand):
-    help = "Webhook deliveries per second with 1 and 2 Celery worker processes vs an httpx loop."
+    help = (
+        "Webhook deliveries per second of Celery worker processes against a plain httpx loop, "
+        "and a fast endpoint's delay beside a slow one."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--events", type=int, default=1000)
         parser.add_argument("--endpoints", type=int, default=5)
         parser.add_argument(
-            "--workers", default="1,2", help="Worker process counts to measure, e.g. 1,2,4."
+            "--workers", default="1", help="Main worker process counts to measure, e.g. 1,2."
         )
+        parser.add_argument(
+            "--isolation",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="Also measure a fast endpoint's delay beside a slow one (about 20 s).",
+        )
+        parser.add_argument("--slow-seconds", type=float, default=SLOW_ANSWER_SECONDS)
+        parser.add_argument("--slow-queued", type=int, default=SLOW_QUEUED)
 
-    def handle(self, *args, events: int, endpoints: int, workers: str, **options):
+    def handle(
+        self,
+        *args,
+        events: int,
+        endpoints: int,
+        workers: str,
+        isolation: bool,
+        slow_seconds: float,
+        slow_queued: int,
+        **options,
+    ):
         if not settings.REDIS_URL:
             raise CommandError(
                 "bench_webhooks needs REDIS_URL: the workers take their tasks from Redis, as in "
@@ -209,6 +244,7 @@ class Command(BaseCommand):
         if events < 1 or endpoints < 1 or not counts or min(counts) < 1:
             raise CommandError("--events, --endpoints and --workers must be positive.")
         logging.getLogger("httpx").setLevel(logging.WARNING)
+        load_before = os.getloadavg()
         total = events * endpoints
         receiver = Receiver()
         queue = f"bench-{uuid.uuid4().hex[:8]}"
@@ -220,6 +256,7 @@ class Command(BaseCommand):
         previous_queue = celery_app.conf.task_default_queue
         celery_app.conf.task_default_queue = queue
         rows = []
+        delays: list[float] = []
         # The receiver is this process's own loopback server.
         with override_settings(
             WEBHOOKS_ALLOW_INSECURE_LOCALHOST=True,
@@ -233,6 +270,10 @@ class Command(BaseCommand):
                         self._run_workers(account, project, receiver, queues, count, events)
                     )
                 rows.append(self._run_loop(account, receiver, total))
+                if isolation:
+                    delays = self._run_isolation(
+                        account, project, receiver, queues, slow_seconds, slow_queued
+                    )
             finally:
                 Event.objects.filter(account=account).delete()
                 for endpoint in hooks:
@@ -243,28 +284,45 @@ class Command(BaseCommand):
                 for name in queues.values():
                     self._drop_queue(name)
                 receiver.close()
+        ceiling = rows[-1][2] / rows[-1][3]
         self.stdout.write(
             f"\nbench_webhooks: {events:,} events × {endpoints} endpoints = {total:,} deliveries "
             "to a loopback receiver answering 200\n"
         )
         self.stdout.write(
             f"{'mode':<28}{'processes':>10}{'deliveries':>12}{'seconds':>10}{'deliveries/s':>14}"
+            f"{'× ceiling':>11}"
         )
         for mode, processes, delivered, seconds in rows:
+            rate = delivered / seconds
             self.stdout.write(
-                f"{mode:<28}{processes:>10}{delivered:>12,}{seconds:>10.2f}"
-                f"{delivered / seconds:>14.1f}"
+                f"{mode:<28}{processes:>10}{delivered:>12,}{seconds:>10.2f}{rate:>14.1f}"
+                f"{rate / ceiling:>11.2f}"
             )
         self.stdout.write(
             "\nworkers: the clock starts at the commit that queues the tasks (workers up and idle)"
             " and stops when every delivery is `succeeded` in the database.\nhttpx loop: render,"
             " sign and POST in one process with one client; no database, no broker (the ceiling)."
         )
+        if delays:
+            self.stdout.write(
+                f"\nisolation (1 main worker process): another account's endpoint answers in "
+                f"{slow_seconds:g} s with {slow_queued} events queued; from the commit of one "
+                f"change in the bench account to its delivery at all {endpoints} endpoints:\n"
+                f"  while the slow endpoint's first POSTs are in flight {delays[0]:>8.3f} s\n"
+                f"  once it goes by the slow lane                      {delays[1]:>8.3f} s"
+            )
+        load_after = os.getloadavg()
+        self.stdout.write(
+            "\nload average (1, 5, 15 min): "
+            f"{' '.join(f'{x:.2f}' for x in load_before)} at the start, "
+            f"{' '.join(f'{x:.2f}' for x in load_after)} at the end"
+        )
 
-    def _setup(self, url: str, endpoints: int):
-        """The bench account, its project, and `endpoints` enabled endpoints pointing at the
-        receiver (reused between runs; extra ones left disabled)."""
-        account = account_get_or_create(name=ACCOUNT)
+    def _setup(self, url: str, endpoints: int, name: str = ACCOUNT):
+        """The bench account `name`, its project, and `endpoints` enabled endpoints pointing at
+        the receiver (reused between runs; extra ones left disabled)."""
+        account = account_get_or_create(name=name)
         Event.objects.filter(account=account).delete()
         project = Project.objects.filter(account=account, number=PROJECT_NUMBER).first()
         if project is None:
@@ -327,6 +385,8 @@ class Command(BaseCommand):
                         created=False,
                     )
                 expected = WebhookDelivery.objects.filter(account=account).count()
+                if not expected:
+                    raise CommandError("The events were owed to no endpoint.")
                 started = time.monotonic()
             # Committed: the on-commit hook has queued one drain per endpoint.
             seconds = self._wait_delivered(account, expected, started)
@@ -338,6 +398,68 @@ class Command(BaseCommand):
                 f"webhook-ids) for {expected} deliveries."
             )
         return ("celery workers", count, expected, seconds)
+
+    def _record(self, account, project, count: int) -> None:
+        """`count` `project.updated` events of the project, in one transaction (its drains are
+        queued when it commits)."""
+        with transaction.atomic():
+            for _ in range(count):
+                event_record(
+                    type_="project.updated",
+                    object_name="project",
+                    account_id=account.pk,
+                    object_id=project.pk,
+                    changes={},
+                    actor=SYSTEM,
+                    created=False,
+                )
+
+    def _run_isolation(
+        self, account, project, receiver, queues, slow_seconds: float, slow_queued: int
+    ) -> list[float]:
+        """The delay of one change's deliveries to the bench endpoints beside another account's
+        slow endpoint with a backlog: while its first POSTs are in flight, then once it goes by
+        the slow lane (as tests/webhooks/test_isolation.py)."""
+        slow = Receiver(delay=slow_seconds)
+        slow_account, slow_project, slow_hooks = self._setup(slow.url, 1, name=SLOW_ACCOUNT)
+        Event.objects.filter(account=account).delete()
+        pool = Workers(queues, 1)
+        delays = []
+        try:
+            pool.wait_ready()
+            self._record(slow_account, slow_project, slow_queued)
+            self._wait_for(lambda: slow.count >= 1, "the slow endpoint's first POST")
+            delays.append(self._delay(account, project, receiver))
+            # Its first answers came back (slow): its next POSTs go by the slow lane.
+            self._wait_for(lambda: slow.count >= 3, "the slow endpoint's third POST")
+            delays.append(self._delay(account, project, receiver))
+        finally:
+            pool.stop()
+            Event.objects.filter(account=slow_account).delete()
+            services.endpoint_update(
+                endpoint_id=slow_hooks[0].pk, changes={"status": EndpointStatus.DISABLED}
+            )
+            slow.close()
+        return delays
+
+    def _delay(self, account, project, receiver) -> float:
+        """Seconds from the commit of one change in the bench account to its POST arriving at
+        every bench endpoint."""
+        receiver.reset()
+        expected = WebhookEndpoint.objects.filter(
+            account=account, status=EndpointStatus.ENABLED, deleted_at__isnull=True
+        ).count()
+        self._record(account, project, 1)
+        started = time.monotonic()
+        self._wait_for(lambda: receiver.count >= expected, "the fast deliveries")
+        return time.monotonic() - started
+
+    def _wait_for(self, predicate, what: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise CommandError(f"Timed out waiting for {what}.")
+            time.sleep(0.005)
 
     def _wait_delivered(self, account, expected: int, started: float) -> float:
         deliveries = WebhookDelivery.objects.filter(account=account)
