@@ -26,21 +26,17 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from jobcost.management.bench_server import gunicorn
 from jobcost.models import Account, Invoice, InvoiceLine, Project
 from jobcost.scope import Scope
 from jobcost.selectors import visible
@@ -67,12 +63,6 @@ class Figure:
     rps: float
     p50: float
     p99: float
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _ms(text: str) -> float:
@@ -132,8 +122,8 @@ class Command(BaseCommand):
             results = {}
             load = os.getloadavg()
             with (
-                self._gunicorn("config.wsgi:application", env) as api,
-                self._gunicorn("jobcost.management.bench_ceiling:application", env) as ceiling,
+                gunicorn("config.wsgi:application", env) as api,
+                gunicorn("jobcost.management.bench_ceiling:application", env) as ceiling,
             ):
                 # Each case, then its ceiling, back to back: both see the same machine load.
                 for name, path, ceiling_path in cases:
@@ -239,37 +229,6 @@ class Command(BaseCommand):
         return connection.ops.compose_sql(sql, params)
 
     # --- the servers and the load ---------------------------------------------------------
-    @contextmanager
-    def _gunicorn(self, app: str, env: dict):
-        port = _free_port()
-        env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
-        command = [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "-c",
-            str(Path(settings.BASE_DIR) / "config" / "gunicorn.conf.py"),
-            app,
-        ]
-        # gunicorn's own log (start, stop) is left out of the report; its errors stay on stderr.
-        process = subprocess.Popen(  # noqa: S603 (our own gunicorn, fixed arguments)
-            [*command, "--log-level", "warning"], env=env, cwd=settings.BASE_DIR
-        )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    urllib.request.urlopen(base + "/nowhere", timeout=1)  # noqa: S310 (loopback http)
-                except urllib.error.HTTPError:
-                    break  # any HTTP answer: the server is up
-                except OSError:
-                    if time.monotonic() > deadline or process.poll() is not None:
-                        raise CommandError(f"gunicorn {app} did not start") from None
-                    time.sleep(0.2)
-            yield base
-        finally:
-            process.terminate()
-            process.wait(timeout=60)
-
     def _drive(self, wrk, base, path, secret, duration, connections) -> tuple[Figure, int]:
         request = urllib.request.Request(  # noqa: S310 (our own loopback server)
             base + path, headers={"Authorization": f"Bearer {secret}"}

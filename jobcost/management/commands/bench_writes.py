@@ -25,15 +25,12 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 from django.conf import settings
@@ -43,6 +40,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audit.context import SYSTEM, acting_as
+from jobcost.management.bench_server import gunicorn
 from jobcost.models import Account, Commitment, Invoice
 from jobcost.services.api_keys import account_get_or_create, api_key_create
 from jobcost.services.commitments import commitment_create, commitment_execute
@@ -61,12 +59,6 @@ INSERT INTO bench_writes_log (n) VALUES (:n);
 UPDATE bench_writes_hot SET n = n + 1 WHERE id = 1;
 COMMIT;
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _job(account: Account) -> tuple[Commitment, str]:
@@ -255,38 +247,15 @@ class Command(BaseCommand):
             commitment, code = _job(account)
             probe_commitment, probe_code = _job(account)
         counts = _queries_per_request(secret, probe_commitment.pk, probe_code)
-        port = _free_port()
         env = {
             **os.environ,
-            "GUNICORN_BIND": f"127.0.0.1:{port}",
             "GUNICORN_WORKERS": "2",
             "GUNICORN_THREADS": "4",
             "GUNICORN_ACCESS_LOG": "off",
         }
-        log = Path(tempfile.gettempdir()) / f"bench_writes_gunicorn_{port}.log"
-        with log.open("w") as stderr:
-            server = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py",
-                 "config.wsgi:application"],
-                cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
-            )  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise CommandError(f"gunicorn did not start; see {log}")
-                time.sleep(0.1)
+        with gunicorn("config.wsgi:application", env) as base:
             cycles = [Cycle(base, secret, commitment.pk, code) for _ in range(clients)]
             elapsed = _drive(cycles, warmup=2.0, seconds=seconds)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
         commitment.refresh_from_db()
         approved_sum = sum(
             Invoice.objects.filter(commitment=commitment, status="approved").values_list(

@@ -1,0 +1,61 @@
+"""The benchmarks' production server: gunicorn with `config/gunicorn.conf.py` on a free
+loopback port (README "Benchmarks"), shared by `bench_reads` and `bench_writes`."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(app: str, env: dict[str, str]) -> Iterator[str]:
+    """Serve the WSGI `app` (`config.wsgi:application`) with the repository's gunicorn config
+    and `env` (GUNICORN_WORKERS, GUNICORN_THREADS, …) on a free loopback port; yields its base
+    URL once it answers HTTP (30 s at most, else `CommandError`), stops it on exit. gunicorn's
+    start and stop lines stay out of the report; its warnings and errors reach stderr."""
+    port = free_port()
+    env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        "-c",
+        str(Path(settings.BASE_DIR) / "config" / "gunicorn.conf.py"),
+        app,
+        "--log-level",
+        "warning",
+    ]
+    process = subprocess.Popen(  # noqa: S603 (our own gunicorn, fixed arguments)
+        command, env=env, cwd=settings.BASE_DIR
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/nowhere", timeout=1)  # noqa: S310 (loopback http)
+            except urllib.error.HTTPError:
+                break  # any HTTP answer: the server is up
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise CommandError(f"gunicorn {app} did not start") from None
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
