@@ -28,6 +28,19 @@ from jobcost.error_codes import (
     ResourceErrorCode,
 )
 
+# The envelope's `type`s, in the order the OpenAPI `ErrorObject` lists them: each status
+# class below carries one of them.
+ERROR_TYPES = (
+    "invalid_request",
+    "unauthenticated",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "validation_failed",
+    "rate_limited",
+    "api_error",
+)
+
 
 class ApiError(Exception):
     """An error with its HTTP status, envelope `type`, machine `code`, `param` and `object`.

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from jobcost.errors import ERROR_TYPES as ENVELOPE_TYPES
+
 SOURCE_DIRS = ("jobcost", "audit", "webhooks", "config")
 REFERENCE = settings.BASE_DIR / "docs" / "errors.md"
 
@@ -31,17 +33,8 @@ LATER: set[str] = set()
 
 # Envelope `type`s that some codes share by name (`invalid_request`, `validation_failed`,
 # `rate_limited`): written as strings where the types are defined, and only there.
-ERROR_TYPES = {
-    "invalid_request",
-    "unauthenticated",
-    "forbidden",
-    "not_found",
-    "conflict",
-    "validation_failed",
-    "rate_limited",
-    "api_error",
-}
-TYPE_MODULES = {"jobcost/errors.py", "jobcost/api/schema_components.py"}
+ERROR_TYPES = set(ENVELOPE_TYPES)
+TYPE_MODULES = {"jobcost/errors.py"}
 # The one builder of 409 `invalid_state_transition` (module, function).
 TRANSITION_BUILDER = ("jobcost/services/common.py", "not_allowed")
 

@@ -7,6 +7,7 @@ import copy
 from drf_spectacular.plumbing import ResolvedComponent
 
 from jobcost.error_codes import RequestErrorCode
+from jobcost.errors import ERROR_TYPES
 
 ERROR_OBJECT = {
     "type": "object",
@@ -14,16 +15,7 @@ ERROR_OBJECT = {
     "properties": {
         "type": {
             "type": "string",
-            "enum": [
-                "invalid_request",
-                "unauthenticated",
-                "forbidden",
-                "not_found",
-                "conflict",
-                "validation_failed",
-                "rate_limited",
-                "api_error",
-            ],
+            "enum": list(ERROR_TYPES),
         },
         "code": {
             "type": "string",
