@@ -21,24 +21,33 @@ from jobcost.serializers.pay_apps import G702_FIELDS
 from jobcost.services.budget_imports import budget_import_start
 from tests.conftest import Api
 from tests.factories import make_key
+from tests.shared import rows_for_the_module
 from tests.webhooks.support import make_endpoint, owe_delivery
 
 
-@pytest.fixture
-def demo(db):
+@pytest.fixture(scope="module")
+def shared_demo(django_db_setup, django_db_blocker):
     """The demo job (every kind of record), a budget import (a dry run), a webhook endpoint
-    owed a delivery (an event), and an admin key of the account."""
-    demo_job_load()
-    project = Project.objects.get(number="2026-014")
-    account = project.account
-    budget_import_start(
-        project=project,
-        content=b"code,name,cost type,scheduled value,budget\n99-100,Extras,other,0,1\n",
-        file_format="csv",
-        dry_run=True,
-    )
-    owe_delivery(make_endpoint(account))
-    key, secret = make_key(account, "admin")
+    owed a delivery (an event), and an admin key of the account: built once for the module
+    (seconds), each test's changes rolled back (tests/shared.py)."""
+    with rows_for_the_module(django_db_blocker):
+        demo_job_load()
+        project = Project.objects.get(number="2026-014")
+        account = project.account
+        budget_import_start(
+            project=project,
+            content=b"code,name,cost type,scheduled value,budget\n99-100,Extras,other,0,1\n",
+            file_format="csv",
+            dry_run=True,
+        )
+        owe_delivery(make_endpoint(account))
+        key, secret = make_key(account, "admin")
+        yield key, secret
+
+
+@pytest.fixture
+def demo(shared_demo, db):
+    key, secret = shared_demo
     return key, Api(secret, key)
 
 
