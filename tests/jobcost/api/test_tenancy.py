@@ -15,7 +15,7 @@ from jobcost.services.daily_logs import daily_log_create
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
 from jobcost.services.rfis import rfi_create
-from tests.conftest import error_of
+from tests.conftest import Api, error_of
 from tests.factories import (
     AccountFactory,
     CommitmentFactory,
@@ -23,9 +23,11 @@ from tests.factories import (
     make_change_order,
     make_invoice,
     make_job,
+    make_key,
     make_pay_app,
 )
 from tests.jobcost.api.state import DOMAIN_MODELS, db_state
+from tests.shared import rows_for_the_module
 from tests.webhooks.support import make_endpoint, webhook_state
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 
@@ -74,14 +76,30 @@ def _job(account):
     }
 
 
-@pytest.fixture
-def mine(account):
-    return _job(account)
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """Two accounts' jobs and an admin key of the first, built once for the module (each
+    test's changes rolled back, tests/shared.py)."""
+    with rows_for_the_module(django_db_blocker):
+        account = AccountFactory()
+        key, secret = make_key(account, "admin")
+        yield {"mine": _job(account), "theirs": _job(AccountFactory()), "key": (key, secret)}
 
 
 @pytest.fixture
-def theirs(db):
-    return _job(AccountFactory())
+def api(world, db):
+    key, secret = world["key"]
+    return Api(secret, key)
+
+
+@pytest.fixture
+def mine(world, db):
+    return world["mine"]
+
+
+@pytest.fixture
+def theirs(world, db):
+    return world["theirs"]
 
 
 COLLECTIONS = [
