@@ -4,11 +4,14 @@ The browser is `/usr/bin/chromium` (`JOBCOST_CHROMIUM` overrides it); Playwright
 downloads one. Without it the tests skip with a reason, unless `JOBCOST_REQUIRE_BROWSER=1`
 (set by `.ci/run`, which installs the `chromium` package), where a missing browser fails.
 
-Each test gets `page` (1440×900, a fresh context) and `steps`: `steps.shot("name")` keeps a
-screenshot of the page at that step; when the test fails, every kept step and the page as it
-was at the failure are written under `var/browser/<test>/` for a person to look at. With
-`JOBCOST_BROWSER_SHOTS=<folder>` every test's steps are written there (pass or fail): that is
-how the README's screenshots in `docs/backoffice/img/` are made.
+Each test gets `page` (1440×900, a fresh context) and `steps`: `steps.shot("name")` marks a
+step. When the test fails, the page as it was at the failure and the list of the steps it
+passed are written under `var/browser/<test>/` for a person to look at. A full-page screenshot
+costs Chromium a tenth of a second or more, about a quarter of the browser tests' time, so the
+steps' own screenshots are taken only when asked for: `JOBCOST_BROWSER_STEPS=1` keeps them and
+writes them beside the failure's (rerun a failed test so), and `JOBCOST_BROWSER_SHOTS=<folder>`
+writes every test's steps there, pass or fail: that is how the README's screenshots in
+`docs/backoffice/img/` are made.
 """
 
 from __future__ import annotations
@@ -94,16 +97,26 @@ def browser():
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
+# Screenshots of every step, not only of a failure (see the module's docstring).
+KEEP_STEPS = bool(
+    os.environ.get("JOBCOST_BROWSER_SHOTS") or os.environ.get("JOBCOST_BROWSER_STEPS")
+)
+
+
 class Steps:
-    """Screenshots of a test's steps, written out only when the test fails."""
+    """A test's steps, by name, with their screenshots when KEEP_STEPS; written out when the
+    test fails (or, with JOBCOST_BROWSER_SHOTS, always)."""
 
     def __init__(self, page) -> None:
         self.page = page
+        self.names: list[str] = []
         self.kept: list[tuple[str, bytes]] = []
 
     def shot(self, name: str) -> None:
-        """Keep a full-page screenshot of the page now, named for the step."""
-        self.kept.append((name, self.page.screenshot(full_page=True)))
+        """Mark the step; with KEEP_STEPS, keep a full-page screenshot of the page now."""
+        self.names.append(name)
+        if KEEP_STEPS:
+            self.kept.append((name, self.page.screenshot(full_page=True)))
 
     def write(self, folder: Path, *, failed: bool = True) -> None:
         shutil.rmtree(folder, ignore_errors=True)
@@ -112,6 +125,8 @@ class Steps:
             (folder / f"{number:02d}-{_slug(name)}.png").write_bytes(png)
         if not failed:
             return
+        passed = "".join(f"{number:02d} {name}\n" for number, name in enumerate(self.names, 1))
+        (folder / "steps.txt").write_text(passed or "(no step reached)\n")
         try:
             self.page.screenshot(path=str(folder / "failure.png"), full_page=True)
         except Exception as exc:  # the page may be gone; the kept steps still help
