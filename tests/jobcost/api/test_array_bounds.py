@@ -29,16 +29,47 @@ from jobcost.models import (
     DailyLogManpower,
     InvoiceLine,
 )
-from tests.conftest import error_of
-from tests.factories import CommitmentFactory, VendorFactory, make_invoice
+from tests.conftest import Api, error_of
+from tests.factories import (
+    AccountFactory,
+    CommitmentFactory,
+    VendorFactory,
+    make_invoice,
+    make_key,
+)
+from tests.shared import rows_for_the_module
 from webhooks.management.commands.bench_bounds import CODE_VALUE, big_project
 from webhooks.models import EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
 SIZE = max(CHANGE_ORDER_LINES_MAX, INVOICE_LINES_MAX, PAY_APP_LINE_ENTRIES_MAX)
 
 
+@pytest.fixture(scope="module")
+def shared_big(django_db_setup, django_db_blocker):
+    """`big` and its account's admin key, built once for the module (each test's changes
+    rolled back, tests/shared.py)."""
+    with rows_for_the_module(django_db_blocker):
+        account = AccountFactory()
+        yield _big(account), make_key(account, "admin")
+
+
 @pytest.fixture
-def big(account):
+def big(shared_big, db):
+    return shared_big[0]
+
+
+@pytest.fixture
+def account(big):
+    return big.account
+
+
+@pytest.fixture
+def api(shared_big, db):
+    key, secret = shared_big[1]
+    return Api(secret, key)
+
+
+def _big(account):
     """A project of SIZE cost codes, a vendor with an executed subcontract on the first, and
     an endpoint subscribed to every event (so each event also writes a delivery)."""
     project = big_project(account, SIZE, number="BIG-1")
