@@ -47,6 +47,10 @@ def fail_completely(delivery: WebhookDelivery) -> WebhookDelivery:
     return delivery
 
 
+# The tables `webhook_state()` reads, for `tests.jobcost.api.state.digest`.
+WEBHOOK_MODELS = (WebhookEndpoint, Event, WebhookDelivery, WebhookAttempt)
+
+
 def webhook_state() -> dict:
     """Every endpoint, event, delivery and attempt row, and the audit row count."""
     return {

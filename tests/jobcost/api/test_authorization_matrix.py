@@ -41,8 +41,8 @@ from tests.factories import (
     make_invoice,
     make_pay_app,
 )
-from tests.jobcost.api.state import db_state
-from tests.webhooks.support import PUBLIC_URL, make_endpoint, webhook_state
+from tests.jobcost.api.state import DOMAIN_MODELS, digest
+from tests.webhooks.support import PUBLIC_URL, WEBHOOK_MODELS, make_endpoint
 from webhooks.models import Event, WebhookDelivery
 
 ROLES = ["admin", "manager", "member", "viewer", "agent"]
@@ -957,7 +957,7 @@ def _route(route_id: str) -> tuple[str, Route]:
 
 def _state() -> dict:
     """Every domain row (field records included), every webhook row, the audit trail's length."""
-    return {**db_state(), **webhook_state()}
+    return digest((*DOMAIN_MODELS, *WEBHOOK_MODELS))
 
 
 def _send(client, method, call: Call):

@@ -26,9 +26,9 @@ from tests.factories import (
     make_key,
     make_pay_app,
 )
-from tests.jobcost.api.state import DOMAIN_MODELS, db_state
+from tests.jobcost.api.state import DOMAIN_MODELS, digest
 from tests.shared import rows_for_the_module
-from tests.webhooks.support import make_endpoint, webhook_state
+from tests.webhooks.support import WEBHOOK_MODELS, make_endpoint
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 
 BUDGET_FILE = b"code,name,cost type,scheduled value,budget\n77-000,Imported,other,0,1\n"
@@ -201,7 +201,7 @@ def test_every_route_of_the_router_is_covered():
 
 
 def _state() -> dict:
-    return {**db_state(), **webhook_state()}
+    return digest((*DOMAIN_MODELS, *WEBHOOK_MODELS))
 
 
 def _ids_of(account_id: str) -> set[str]:
