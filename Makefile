@@ -13,7 +13,9 @@ export JOBCOST_ENV ?= development
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	# --no-compile: Python compiles what it imports on first use; compiling all of every
+	# package here (playwright, reportlab, …) was a third of a fresh install's time.
+	$(BIN)/pip install --quiet --no-compile -r requirements.txt
 	touch $@
 
 install: $(VENV)/.installed var
