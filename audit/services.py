@@ -7,13 +7,21 @@ change it describes.
 After writing, `entry_recorded` (one entry) or `entries_recorded` (a list, once per bulk
 write) is sent in the same transaction: other apps subscribe (the webhook outbox turns entries
 into events); `audit` itself knows nothing of them.
+
+Inside `batch()` (every public job-cost service runs in one) the entries are built when the
+change is made — same ID, time, actor and changes — but written at the end of the batch, all
+in one INSERT, with one `entries_recorded`: a service that changes four objects writes four
+entries, and the outbox their events, in a constant number of queries.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from django.db import models
+from django.db import models, transaction
 from django.dispatch import Signal
 
 from audit.context import current_actor
@@ -144,6 +152,68 @@ def _entry(instance, action: str, changes: Changes, note: str = "") -> dict[str,
     }
 
 
+class _Batch:
+    """Entries held until the end of the outermost `batch()`; `savepoints` is how many
+    savepoints were open when it began."""
+
+    def __init__(self, savepoints: int):
+        self.savepoints = savepoints
+        self.entries: list[tuple[AuditEntry, Any]] = []
+
+
+_local = threading.local()
+
+
+def _savepoints() -> int:
+    return sum(1 for sid in transaction.get_connection().savepoint_ids if sid is not None)
+
+
+def _open_batch() -> _Batch | None:
+    """The batch new entries join: the open one, unless a savepoint was opened since it
+    began — an entry inside a savepoint is written at once, so a rollback to the savepoint
+    takes it away with the change."""
+    current = getattr(_local, "batch", None)
+    if current is None or current.savepoints != _savepoints():
+        return None
+    return current
+
+
+@contextmanager
+def batch() -> Iterator[None]:
+    """Hold the entries recorded inside (outside any savepoint opened within) and write them
+    at the end, in one INSERT, sending `entries_recorded` once per actor; an error discards
+    the entries recorded inside, as its rollback discards their changes. Nested inside an
+    open batch (and in the same savepoint) it joins it. Call it inside the transaction."""
+    outer = getattr(_local, "batch", None)
+    if outer is not None and outer.savepoints == _savepoints():
+        mark = len(outer.entries)
+        try:
+            yield
+        except BaseException:
+            del outer.entries[mark:]
+            raise
+        return
+    held = _Batch(_savepoints())
+    _local.batch = held
+    try:
+        yield
+    finally:
+        _local.batch = outer
+    _write(held.entries)
+
+
+def _write(pending: list[tuple[AuditEntry, Any]]) -> None:
+    if not pending:
+        return
+    AuditEntry.objects.bulk_create([entry for entry, _actor in pending])
+    start = 0
+    for index in range(1, len(pending) + 1):
+        if index == len(pending) or pending[index][1] != pending[start][1]:
+            rows = [entry for entry, _actor in pending[start:index]]
+            entries_recorded.send(sender=AuditEntry, entries=rows, actor=pending[start][1])
+            start = index
+
+
 def audit_record(
     *,
     target_type: str,
@@ -154,9 +224,10 @@ def audit_record(
     note: str = "",
 ) -> AuditEntry:
     """Append one entry stamped with the current actor and request id; sends
-    `entry_recorded`. The other calls of this module come through here."""
+    `entry_recorded` (inside a `batch()`, it is held and written at the batch's end). The other
+    calls of this module come through here."""
     actor = current_actor()
-    entry = AuditEntry.objects.create(
+    entry = AuditEntry(
         account_id=account_id,
         target_type=target_type,
         target_id=target_id,
@@ -168,6 +239,11 @@ def audit_record(
         changes=changes or {},
         note=note,
     )
+    held = _open_batch()
+    if held is not None:
+        held.entries.append((entry, actor))
+        return entry
+    entry.save(force_insert=True)
     entry_recorded.send(sender=AuditEntry, entry=entry, actor=actor)
     return entry
 
@@ -175,11 +251,12 @@ def audit_record(
 def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
     """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments,
     all stamped with the current actor and request id; sends `entries_recorded` once, with the
-    list. Used for bulk moves (many budget lines under one approval, README "Limits")."""
+    list (inside a `batch()`, they join the batch). Used for bulk moves (many budget lines
+    under one approval, README "Limits")."""
     if not entries:
         return []
     actor = current_actor()
-    rows = AuditEntry.objects.bulk_create(
+    rows = [
         AuditEntry(
             account_id=entry["account_id"],
             target_type=entry["target_type"],
@@ -193,6 +270,11 @@ def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
             note=entry.get("note", ""),
         )
         for entry in entries
-    )
+    ]
+    held = _open_batch()
+    if held is not None:
+        held.entries.extend((row, actor) for row in rows)
+        return rows
+    AuditEntry.objects.bulk_create(rows)
     entries_recorded.send(sender=AuditEntry, entries=rows, actor=actor)
     return rows

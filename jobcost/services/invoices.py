@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import transaction
 from django.utils import timezone
 
 from jobcost.error_codes import CommitmentErrorCode, InvoiceErrorCode, PayAppErrorCode
@@ -32,6 +31,7 @@ from jobcost.services.common import (
     lock_open_project,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 from jobcost.services.cost_codes import budget_lines_adjust
@@ -93,7 +93,7 @@ def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
         )
 
 
-@transaction.atomic
+@service
 def invoice_create(
     *,
     commitment: Commitment,
@@ -138,7 +138,7 @@ def invoice_create(
     )
 
 
-@transaction.atomic
+@service
 def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
     amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
@@ -199,7 +199,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     return save_audited(invoice, action=action, extra=extra)
 
 
-@transaction.atomic
+@service
 def invoice_approve(*, invoice_id: str) -> Invoice:
     """coded → approved: under the commitment's row lock, re-check the remaining balance
     (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
@@ -245,7 +245,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     return invoice
 
 
-@transaction.atomic
+@service
 def invoice_mark_paid(*, invoice_id: str) -> Invoice:
     """approved → paid.
 
@@ -264,7 +264,7 @@ def invoice_mark_paid(*, invoice_id: str) -> Invoice:
     )
 
 
-@transaction.atomic
+@service
 def invoice_void(*, invoice_id: str) -> Invoice:
     """received | coded → void (never once approved: reverse it with a credit instead).
 
