@@ -275,6 +275,18 @@ class JobcostViewSet(viewsets.GenericViewSet):
             raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
         return obj
 
+    def visible_id(self) -> str:
+        """The ID in the URL, once checked visible to the key (404 `resource_missing` as
+        `get_object`), in one light query: for writes, whose service reads and locks the row
+        itself."""
+        pk = self.kwargs.get("pk", "")
+        found = None
+        if has_prefix(pk, self.id_prefix):
+            found = self.get_queryset().filter(pk=pk).values_list("pk", flat=True).first()
+        if found is None:
+            raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
+        return found
+
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
         """Validate the body (shape and types only); returns validated data. Only an
         `InputSerializer` may read a body: it carries the unknown, read-only and strict-string

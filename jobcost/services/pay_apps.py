@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from audit.services import record, record_created
@@ -414,9 +414,18 @@ def period_is_locked(project_id: str, day: datetime.date) -> bool:
 
     Emits: none.
     """
+    return locked_periods(project_id, day).exists()
+
+
+def locked_periods(project_id: str, day: datetime.date) -> QuerySet[PayApp]:
+    """The submitted, approved or paid pay apps whose period holds `day` (for an `Exists`
+    beside other checks in one query).
+
+    Emits: none.
+    """
     return PayApp.objects.filter(
         project_id=project_id,
         status__in=CERTIFIED_STATUSES,
         period_start__lte=day,
         period_end__gte=day,
-    ).exists()
+    )
