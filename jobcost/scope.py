@@ -31,6 +31,18 @@ class Scope:
     def restricted(self) -> bool:
         return self.project_ids is not None
 
+    def sees(self, row) -> bool:
+        """Whether a loaded row is surely within the scope: of the account, and for a
+        restricted key a project of its own or a row whose `project_id` is one (anything else
+        is for a query through `filter` to decide)."""
+        if getattr(row, "account_id", None) != self.account_id:
+            return False
+        if self.project_ids is None:
+            return True
+        if getattr(type(row), "OBJECT", None) == "project":
+            return row.pk in self.project_ids
+        return getattr(row, "project_id", None) in self.project_ids
+
     def filter(
         self,
         queryset: QuerySet,

@@ -19,6 +19,7 @@ from audit.context import Actor
 from jobcost.api.renderers import dumps
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
+from jobcost.selectors import fresh
 from webhooks.catalogue import event_type, subscribes
 from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
@@ -34,6 +35,7 @@ def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, d
     """{id: the object as GET would return it now} for the visible ones, in one query."""
     serializer_class = RESOURCES[object_name].serializer_class
     rows = list(serializer_class.selector(Scope(account_id)).filter(pk__in=list(object_ids)))
+    fresh.keep(serializer_class, rows)
     data = json.loads(dumps(serializer_class(rows, many=True, context={}).data))
     return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}
 

@@ -28,6 +28,7 @@ from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
+from jobcost.selectors import fresh
 from jobcost.services.common import all_or_nothing
 
 WRITE_METHODS = ("POST", "PATCH")
@@ -145,6 +146,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def run_handler(self, request, handler, *args, **kwargs):
         """Run the handler in one all-or-nothing transaction (its services take no savepoint
         of their own); an error rolls all of it back and becomes the error response."""
+        fresh.forget()
         try:
             with all_or_nothing():
                 return handler(request, *args, **kwargs)
@@ -156,6 +158,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
         (`jobcost.api.idempotency`): one transaction holds the key's lock, the handler's
         writes and the stored response; a failed handler's writes roll back whole and its
         error response is stored in a transaction of its own."""
+        fresh.forget()
         key = idempotency.read_key(request)
         data = self.read_write_body(request)
         set_idempotency_key(key)
@@ -310,10 +313,19 @@ class JobcostViewSet(viewsets.GenericViewSet):
         fields are fresh; `reread=False` when it was just read through the selector."""
         reject_unknown_params(self.request.query_params)
         paths = self.expand_paths(is_list=False)
-        fresh = self.get_queryset().get(pk=instance.pk) if reread else instance
-        data = render_one(self.serializer_class, fresh, self.get_serializer_context())
+        row = self.reread(instance) if reread else instance
+        data = render_one(self.serializer_class, row, self.get_serializer_context())
         expand([data], paths, self.serializer_class, self)
         return Response(data, status=status)
+
+    def reread(self, instance):
+        """`instance` as the selector reads it now: the row the webhook outbox read for its
+        event at the end of the write when there is one (`jobcost.selectors.fresh`; the same
+        selector, read after the last change) and the key may see it, else a query."""
+        row = fresh.take(self.serializer_class, instance.pk)
+        if row is not None and self.scope.sees(row):
+            return row
+        return self.get_queryset().get(pk=instance.pk)
 
     def render_list(
         self,

@@ -16,6 +16,7 @@ from audit.audited import Audited
 from jobcost.error_codes import ProjectErrorCode, RequestErrorCode, ResourceErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
+from jobcost.selectors import fresh
 
 M = TypeVar("M", bound=models.Model)
 F = TypeVar("F", bound=Callable)
@@ -54,6 +55,7 @@ def service(func: F) -> F:
 
     @functools.wraps(func)
     def run_service(*args, **kwargs):
+        fresh.forget()
         connection = transaction.get_connection()
         depth = len(connection.atomic_blocks)
         flat = getattr(connection, _FLAT, None) == depth
