@@ -135,19 +135,44 @@ def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
         )
 
 
-def _delete_lines(invoice_id: str) -> list[dict]:
-    """Delete an invoice's coding lines; returns them as its audit entry shows them
-    ({cost_code, amount} in position order), read by the DELETE itself."""
-    table = connection.ops.quote_name(InvoiceLine._meta.db_table)
-    # Only the model's table name is interpolated; the ID is a param.
-    sql = (
-        f"DELETE FROM {table} WHERE invoice_id = %s "  # noqa: S608
-        "RETURNING position, cost_code_id, amount"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [invoice_id])
-        rows = sorted(cursor.fetchall())
-    return [{"cost_code": cost_code, "amount": amount} for _pos, cost_code, amount in rows]
+def _replace_lines(invoice: Invoice, lines: list[dict]) -> list[dict]:
+    """Replace an invoice's coding lines with `lines` ({cost_code, amount}, positions from 1);
+    returns the old ones as its audit entry shows them ({cost_code, amount} in position
+    order). On PostgreSQL one statement: the DELETE, read back through RETURNING, runs to the
+    end before the INSERT (whose rows wait on the count of the deleted ones), so the new
+    positions never meet the old in the unique (invoice, position) index."""
+    new = [
+        InvoiceLine(invoice=invoice, position=i, cost_code=line["cost_code"], amount=line["amount"])
+        for i, line in enumerate(lines, start=1)
+    ]
+    if connection.vendor != "postgresql":
+        old = list(invoice.lines.values_list("position", "cost_code_id", "amount"))
+        invoice.lines.all().delete()
+        InvoiceLine.objects.bulk_create(new)
+    else:
+        meta = InvoiceLine._meta
+        quote = connection.ops.quote_name
+        fields = [meta.get_field(name) for name in ("position", "cost_code", "amount")]
+        columns = ", ".join(quote(field.column) for field in fields)
+        arrays = [
+            [field.get_db_prep_save(getattr(line, field.attname), connection) for line in new]
+            for field in fields
+        ]
+        unnest = ", ".join(f"%s::{field.cast_db_type(connection)}[]" for field in fields)
+        table, invoice_column = quote(meta.db_table), quote(meta.get_field("invoice").column)
+        # Only model metadata (quoted names, column types) is interpolated; values are params.
+        sql = (
+            f"WITH old AS (DELETE FROM {table} WHERE {invoice_column} = %s "  # noqa: S608
+            f"RETURNING {columns}), "
+            f"new AS (INSERT INTO {table} ({invoice_column}, {columns}) "
+            f"SELECT %s, v.* FROM unnest({unnest}) AS v "
+            "WHERE (SELECT count(*) FROM old) >= 0) "
+            f"SELECT {columns} FROM old"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [invoice.pk, invoice.pk, *arrays])
+            old = cursor.fetchall()
+    return [{"cost_code": cost_code, "amount": amount} for _pos, cost_code, amount in sorted(old)]
 
 
 @service
@@ -226,18 +251,12 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
         _check_lines(invoice, lines)
         extra = {
             "lines": {
-                "before": _delete_lines(invoice.pk),
+                "before": _replace_lines(invoice, lines),
                 "after": [
                     {"cost_code": ln["cost_code"].pk, "amount": ln["amount"]} for ln in lines
                 ],
             }
         }
-        InvoiceLine.objects.bulk_create(
-            InvoiceLine(
-                invoice=invoice, position=i, cost_code=line["cost_code"], amount=line["amount"]
-            )
-            for i, line in enumerate(lines, start=1)
-        )
         invoice.status = S.CODED
         action = "coded"
     elif invoice.status == S.CODED:
