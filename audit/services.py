@@ -7,13 +7,22 @@ change it describes.
 After writing, `entry_recorded` (one entry) or `entries_recorded` (a list, once per bulk
 write) is sent in the same transaction: other apps subscribe (the webhook outbox turns entries
 into events); `audit` itself knows nothing of them.
+
+Inside `batch()` (every public job-cost service runs in one) the entries are built when the
+change is made — same ID, time, actor and changes — but written at the end of the batch, all
+in one INSERT, with one `entries_recorded`: a service that changes four objects writes four
+entries, and the outbox their events, in a constant number of queries.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from django.db import models
+from django.db import models, transaction
+from django.db.models.sql import InsertQuery
 from django.dispatch import Signal
 
 from audit.context import current_actor
@@ -24,7 +33,9 @@ M = TypeVar("M", bound=models.Model)
 
 # Sent with `entry` and `actor` after every single entry is written.
 entry_recorded = Signal()
-# Sent once with `entries` (a list) and `actor` after `audit_record_many` wrote them.
+# Sent once with `entries` (a list) and `actor` after `audit_record_many` wrote them; at the
+# end of a `batch()`, once per actor, the first with `insert` (`PendingInsert`): the entries
+# are written when the first signal returns.
 entries_recorded = Signal()
 
 Changes = dict[str, dict[str, Any]]
@@ -144,6 +155,101 @@ def _entry(instance, action: str, changes: Changes, note: str = "") -> dict[str,
     }
 
 
+class _Batch:
+    """Entries held until the end of the outermost `batch()`; `savepoints` is how many
+    savepoints were open when it began."""
+
+    def __init__(self, savepoints: int):
+        self.savepoints = savepoints
+        self.entries: list[tuple[AuditEntry, Any]] = []
+
+
+_local = threading.local()
+
+
+def _savepoints() -> int:
+    return sum(1 for sid in transaction.get_connection().savepoint_ids if sid is not None)
+
+
+def _open_batch() -> _Batch | None:
+    """The batch new entries join: the open one, unless a savepoint was opened since it
+    began — an entry inside a savepoint is written at once, so a rollback to the savepoint
+    takes it away with the change."""
+    current = getattr(_local, "batch", None)
+    if current is None or current.savepoints != _savepoints():
+        return None
+    return current
+
+
+@contextmanager
+def batch() -> Iterator[None]:
+    """Hold the entries recorded inside (outside any savepoint opened within) and write them
+    at the end, in one INSERT, sending `entries_recorded` once per actor; an error discards
+    the entries recorded inside, as its rollback discards their changes. Nested inside an
+    open batch (and in the same savepoint) it joins it. Call it inside the transaction."""
+    outer = getattr(_local, "batch", None)
+    if outer is not None and outer.savepoints == _savepoints():
+        mark = len(outer.entries)
+        try:
+            yield
+        except BaseException:
+            del outer.entries[mark:]
+            raise
+        return
+    held = _Batch(_savepoints())
+    _local.batch = held
+    try:
+        yield
+    finally:
+        _local.batch = outer
+    _write(held.entries)
+
+
+class PendingInsert:
+    """The one INSERT of a batch's entries, not yet run, handed to the receivers of
+    `entries_recorded` as `insert`: on PostgreSQL a receiver that writes in the same
+    transaction may `take()` it — (sql, params) — and run it within its own statement (the
+    webhook outbox runs it as a CTE of its events' INSERT: one round trip less); when none
+    does, it runs as the signal returns. Either way the entries are written by then."""
+
+    def __init__(self, rows: list[AuditEntry]):
+        self.rows = rows
+        self.taken = False
+
+    def take(self) -> tuple[str, list] | None:
+        if self.taken or transaction.get_connection().vendor != "postgresql":
+            return None
+        self.taken = True
+        connection = transaction.get_connection()
+        query = InsertQuery(AuditEntry)
+        query.insert_values(AuditEntry._meta.concrete_fields, self.rows)
+        ((sql, params),) = query.get_compiler(connection=connection).as_sql()
+        for row in self.rows:
+            row._state.adding = False
+            row._state.db = connection.alias
+        return sql, list(params)
+
+
+def _write(pending: list[tuple[AuditEntry, Any]]) -> None:
+    if not pending:
+        return
+    insert = PendingInsert([entry for entry, _actor in pending])
+    start = 0
+    for index in range(1, len(pending) + 1):
+        if index == len(pending) or pending[index][1] != pending[start][1]:
+            rows = [entry for entry, _actor in pending[start:index]]
+            entries_recorded.send(
+                sender=AuditEntry,
+                entries=rows,
+                actor=pending[start][1],
+                insert=insert if start == 0 else None,
+            )
+            start = index
+            if not insert.taken:
+                insert.taken = True
+                AuditEntry.objects.bulk_create(insert.rows)
+
+
 def audit_record(
     *,
     target_type: str,
@@ -154,9 +260,10 @@ def audit_record(
     note: str = "",
 ) -> AuditEntry:
     """Append one entry stamped with the current actor and request id; sends
-    `entry_recorded`. The other calls of this module come through here."""
+    `entry_recorded` (inside a `batch()`, it is held and written at the batch's end). The other
+    calls of this module come through here."""
     actor = current_actor()
-    entry = AuditEntry.objects.create(
+    entry = AuditEntry(
         account_id=account_id,
         target_type=target_type,
         target_id=target_id,
@@ -168,6 +275,11 @@ def audit_record(
         changes=changes or {},
         note=note,
     )
+    held = _open_batch()
+    if held is not None:
+        held.entries.append((entry, actor))
+        return entry
+    entry.save(force_insert=True)
     entry_recorded.send(sender=AuditEntry, entry=entry, actor=actor)
     return entry
 
@@ -175,11 +287,12 @@ def audit_record(
 def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
     """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments,
     all stamped with the current actor and request id; sends `entries_recorded` once, with the
-    list. Used for bulk moves (many budget lines under one approval, README "Limits")."""
+    list (inside a `batch()`, they join the batch). Used for bulk moves (many budget lines
+    under one approval, README "Limits")."""
     if not entries:
         return []
     actor = current_actor()
-    rows = AuditEntry.objects.bulk_create(
+    rows = [
         AuditEntry(
             account_id=entry["account_id"],
             target_type=entry["target_type"],
@@ -193,6 +306,11 @@ def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
             note=entry.get("note", ""),
         )
         for entry in entries
-    )
+    ]
+    held = _open_batch()
+    if held is not None:
+        held.entries.extend((row, actor) for row in rows)
+        return rows
+    AuditEntry.objects.bulk_create(rows)
     entries_recorded.send(sender=AuditEntry, entries=rows, actor=actor)
     return rows

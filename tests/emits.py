@@ -78,6 +78,11 @@ class Watcher:
     def __init__(self):
         table = services()
         self.codes = {inspect.unwrap(f).__code__: name for name, f in table.items()}
+        # A service's audit entries are written as its `service` wrapper returns (after the
+        # function's own frame is gone): that frame stands for the function it wraps.
+        from jobcost.services.common import service
+
+        self.wrapper = service(lambda: None).__code__
         self.functions = table
         self.seen: dict[str, set[str]] = {}
         self.problems: list[str] = []
@@ -87,6 +92,8 @@ class Watcher:
         frame = sys._getframe(2)
         while frame is not None:
             name = self.codes.get(frame.f_code)
+            if name is None and frame.f_code is self.wrapper:
+                name = self.codes.get(inspect.unwrap(frame.f_locals["func"]).__code__)
             if name is not None:
                 found = name
             frame = frame.f_back

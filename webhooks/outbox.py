@@ -12,13 +12,15 @@ import threading
 from collections import defaultdict
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models.sql import InsertQuery
 from django.utils import timezone
 
 from audit.context import Actor
 from jobcost.api.renderers import dumps
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
+from jobcost.selectors import fresh
 from webhooks.catalogue import event_type, subscribes
 from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
@@ -34,6 +36,7 @@ def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, d
     """{id: the object as GET would return it now} for the visible ones, in one query."""
     serializer_class = RESOURCES[object_name].serializer_class
     rows = list(serializer_class.selector(Scope(account_id)).filter(pk__in=list(object_ids)))
+    fresh.keep(serializer_class, rows)
     data = json.loads(dumps(serializer_class(rows, many=True, context={}).data))
     return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}
 
@@ -58,7 +61,7 @@ def on_entry_recorded(sender, entry, actor: Actor, **kwargs) -> None:
     )
 
 
-def on_entries_recorded(sender, entries, actor: Actor, **kwargs) -> None:
+def on_entries_recorded(sender, entries, actor: Actor, insert=None, **kwargs) -> None:
     """Receiver of `audit.services.entries_recorded` (a bulk write of entries): the same
     events and deliveries as `on_entry_recorded` per entry, in a constant number of queries —
     one render query per object type, one INSERT of events, one endpoint query per account,
@@ -85,7 +88,7 @@ def on_entries_recorded(sender, entries, actor: Actor, **kwargs) -> None:
         for entry, type_ in typed
         if (entry.target_type, entry.target_id) in rendered
     ]
-    _record(events)
+    _record(events, entries_insert=insert)
 
 
 def _event(
@@ -116,19 +119,14 @@ def _event(
     )
 
 
-def _record(events: list[Event]) -> None:
+def _record(events: list[Event], entries_insert=None) -> None:
     """Insert the events and their pending deliveries (one per subscribed endpoint); queue a
-    drain of each endpoint owed something, on its lane, after commit."""
+    drain of each endpoint owed something, on its lane, after commit. `entries_insert`: the
+    audit entries' pending INSERT (`audit.services.PendingInsert`), run in the same
+    statement as the events'."""
     if not events:
         return
-    Event.objects.bulk_create(events)
-    endpoints_of = {}
-    for account_id in {event.account_id for event in events}:
-        endpoints_of[account_id] = list(
-            WebhookEndpoint.objects.filter(
-                account_id=account_id, status=EndpointStatus.ENABLED, deleted_at__isnull=True
-            ).only("id", "events", "failing_since", "slow_since")
-        )
+    endpoints_of = _insert_and_read_endpoints(events, entries_insert)
     now = timezone.now()
     lanes: dict[str, str] = {}
     deliveries = []
@@ -148,6 +146,43 @@ def _record(events: list[Event]) -> None:
     WebhookDelivery.objects.bulk_create(deliveries)
     if lanes:
         drains_after_commit(lanes)
+
+
+def _insert_and_read_endpoints(
+    events: list[Event], entries_insert=None
+) -> dict[str, list[WebhookEndpoint]]:
+    """Insert the events (and the audit entries of `entries_insert`, when given) and read the
+    enabled endpoints of their accounts ({account ID: endpoints}); on PostgreSQL in one
+    statement (the INSERTs as CTEs of the SELECT)."""
+    accounts = sorted({event.account_id for event in events})
+    endpoints = WebhookEndpoint.objects.filter(
+        account_id__in=accounts, status=EndpointStatus.ENABLED, deleted_at__isnull=True
+    ).only("id", "account_id", "events", "failing_since", "slow_since")
+    if connection.vendor != "postgresql":
+        Event.objects.bulk_create(events)
+        found = list(endpoints)
+    else:
+        insert = InsertQuery(Event)
+        insert.insert_values(Event._meta.concrete_fields, events)
+        ((insert_sql, insert_params),) = insert.get_compiler(connection=connection).as_sql()
+        select_sql, select_params = endpoints.query.sql_with_params()
+        ctes, params = [f"inserted AS ({insert_sql})"], [*insert_params]
+        entries = entries_insert.take() if entries_insert is not None else None
+        if entries is not None:
+            ctes.insert(0, f"entries AS ({entries[0]})")
+            params[:0] = entries[1]
+        found = list(
+            WebhookEndpoint.objects.raw(
+                f"WITH {', '.join(ctes)} {select_sql}", [*params, *select_params]
+            )
+        )
+        for event in events:
+            event._state.adding = False
+            event._state.db = connection.alias
+    endpoints_of: dict[str, list[WebhookEndpoint]] = {account_id: [] for account_id in accounts}
+    for endpoint in found:
+        endpoints_of[endpoint.account_id].append(endpoint)
+    return endpoints_of
 
 
 def event_record(

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
-from jobcost.services.common import apply_changes, lock, not_allowed, save_audited
+from jobcost.services.common import apply_changes, lock, not_allowed, save_audited, service
 from webhooks import signing
 from webhooks.catalogue import CATALOGUE
 from webhooks.endpoint_state import cancel_pending, endpoint_disable
@@ -53,7 +53,7 @@ def _check(url: str | None, events: list[str] | None, api_version: str | None) -
         )
 
 
-@transaction.atomic
+@service
 def endpoint_create(
     *, account_id: str, url: str, events: list[str], api_version: str, description: str = ""
 ) -> WebhookEndpoint:
@@ -75,7 +75,7 @@ def endpoint_create(
     )
 
 
-@transaction.atomic
+@service
 def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     """PATCH `url`, `events`, `description`, `status` (`disabled` cancels pending deliveries
     at once; `enabled` turns a disabled endpoint back on and clears its failure clock).
@@ -105,7 +105,7 @@ def endpoint_update(*, endpoint_id: str, changes: dict) -> WebhookEndpoint:
     return save_audited(endpoint)
 
 
-@transaction.atomic
+@service
 def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
     """Delete: the endpoint disappears from the API and its pending deliveries are cancelled
     at once (history is kept).
@@ -121,7 +121,7 @@ def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
     return endpoint
 
 
-@transaction.atomic
+@service
 def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
     """A new secret signs from now on; the old one keeps signing alongside for 24 h. At most
     two secrets are live: a second rotation within 24 h drops the oldest at once (README
@@ -136,7 +136,7 @@ def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
     return save_audited(endpoint, action="secret_rotated")
 
 
-@transaction.atomic
+@service
 def delivery_resend(*, delivery_id: str) -> WebhookDelivery:
     """Queue a failed (or cancelled) delivery again, now, for a fresh series of attempts.
     The endpoint must be enabled (409 `invalid_state_transition` otherwise).

@@ -1,6 +1,13 @@
 """Bearer API keys (README "Who may call what"): `Authorization: Bearer jc_<env>_<secret>`, stored
-as SHA-256."""
+as SHA-256.
 
+On PostgreSQL the key, its account and the IDs of the projects it is restricted to are one
+query (`project_id_list`, read by `Scope.for_key`); elsewhere the restriction is a second
+query. Nothing is cached: a revoked key is refused on its next request."""
+
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection
+from django.db.models import OuterRef
 from rest_framework.authentication import BaseAuthentication
 
 from jobcost.error_codes import AuthErrorCode
@@ -27,9 +34,11 @@ class ApiKeyAuthentication(BaseAuthentication):
                 "Malformed Authorization header: expected 'Bearer jc_<env>_<secret>'.",
                 code=AuthErrorCode.API_KEY_INVALID,
             )
-        key = (
-            ApiKey.objects.select_related("account").filter(secret_hash=hash_secret(token)).first()
-        )
+        keys = ApiKey.objects.select_related("account").filter(secret_hash=hash_secret(token))
+        if connection.vendor == "postgresql":
+            restriction = ApiKey.projects.through.objects.filter(apikey_id=OuterRef("pk"))
+            keys = keys.annotate(project_id_list=ArraySubquery(restriction.values("project_id")))
+        key = keys.first()
         if key is None:
             raise Unauthenticated("Invalid API key provided.", code=AuthErrorCode.API_KEY_INVALID)
         if key.is_revoked:

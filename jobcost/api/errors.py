@@ -24,8 +24,9 @@ def _request_id(request) -> str | None:
 
 def exception_handler(exc: Exception, context: dict) -> Response:
     """DRF's EXCEPTION_HANDLER: every failure becomes the envelope. Rolling back is the
-    viewset's job (`JobcostViewSet.run_handler` marks its own savepoint), so an error outside
-    that savepoint (a GET, a 401/403) never poisons an enclosing transaction."""
+    viewset's job (`JobcostViewSet.run_handler` and `run_write` roll their transaction back
+    before the error response is built), so an error outside it (a GET, a 401/403) never
+    poisons an enclosing transaction."""
     request = context.get("request")
     error = translate(exc)
     if error is None:

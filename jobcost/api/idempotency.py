@@ -1,13 +1,19 @@
 """Idempotent POST and PATCH (docs/conventions.md), safe across processes and under concurrent
 retries.
 
-The request runs inside one database transaction that first takes a PostgreSQL advisory lock
-on (API key, Idempotency-Key) without waiting: a concurrent twin gets 409
-`idempotency_key_in_use`. Holding the lock, a stored response is replayed (same method, path
-and body) or refused (`idempotency_key_reused`); otherwise the handler runs in a savepoint and
-its response is stored in the same transaction as its writes. A crash leaves neither.
-SQLite has no advisory locks, but it serializes writers and the unique (key, Idempotency-Key)
-row still guarantees one outcome.
+The request runs inside one database transaction whose first statement takes a PostgreSQL
+advisory lock on (API key, Idempotency-Key) without waiting and, in the same query, reads the
+stored response (`lock_and_find`): a concurrent twin gets 409 `idempotency_key_in_use`; a
+stored response is replayed (same method, path and body) or refused
+(`idempotency_key_reused`). Otherwise the handler runs in that transaction — no savepoint —
+and its response is stored by `INSERT … ON CONFLICT DO NOTHING` in the same transaction as its
+writes. Should a twin have committed its response between the read and the insert (the read's
+snapshot predates the lock), the insert stores nothing: the request's writes are rolled back
+and the twin's response is replayed, so a key has one outcome. A handler that fails rolls the
+whole transaction back; its error response (when storable) is then stored in a transaction of
+its own that waits for the lock (`store_outcome`). A crash leaves neither. SQLite has no
+advisory locks, but it serializes writers and the unique (key, Idempotency-Key) row still
+guarantees one outcome.
 """
 
 from __future__ import annotations
@@ -50,20 +56,70 @@ def body_sha256(data) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+RECORD_FIELDS = [f for f in IdempotencyRecord._meta.concrete_fields]
+
+
+def _lock_id(api_key_id: str, key: str) -> int:
+    digest = hashlib.sha256(f"{api_key_id}\x00{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 def try_lock(api_key_id: str, key: str) -> bool:
     """Take the transaction-scoped advisory lock for this (API key, key); False if held."""
     if connection.vendor != "postgresql":
         return True
-    digest = hashlib.sha256(f"{api_key_id}\x00{key}".encode()).digest()
-    lock_id = int.from_bytes(digest[:8], "big", signed=True)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_lock_id(api_key_id, key)])
         return bool(cursor.fetchone()[0])
+
+
+def wait_lock(api_key_id: str, key: str) -> None:
+    """Take the transaction-scoped advisory lock for this (API key, key), waiting for a twin
+    that holds it to finish."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_lock_id(api_key_id, key)])
+
+
+def lock_and_find(api_key_id: str, key: str) -> tuple[bool, IdempotencyRecord | None]:
+    """(locked, record): take the advisory lock without waiting and read the stored record,
+    in one query on PostgreSQL. The record is None when the lock is held by a twin."""
+    if connection.vendor != "postgresql":
+        return True, find(api_key_id, key)
+    table = connection.ops.quote_name(IdempotencyRecord._meta.db_table)
+    columns = ", ".join(f"r.{connection.ops.quote_name(f.column)}" for f in RECORD_FIELDS)
+    api_key_column = IdempotencyRecord._meta.get_field("api_key").column
+    # Only model metadata (quoted names) is interpolated; values are params.
+    sql = (
+        f"SELECT pg_try_advisory_xact_lock(%s), {columns} FROM (SELECT 1) AS one "  # noqa: S608
+        f"LEFT JOIN {table} AS r ON r.{connection.ops.quote_name(api_key_column)} = %s "
+        f"AND r.{connection.ops.quote_name('key')} = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_lock_id(api_key_id, key), api_key_id, key])
+        locked, *values = cursor.fetchone()
+    if not locked:
+        return False, None
+    if values[0] is None:
+        return True, None
+    converted = []
+    for field, value in zip(RECORD_FIELDS, values, strict=True):
+        for converter in field.get_db_converters(connection):
+            value = converter(value, field, connection)
+        converted.append(value)
+    record = IdempotencyRecord.from_db(
+        connection.alias, [f.attname for f in RECORD_FIELDS], converted
+    )
+    return True, _live(record)
 
 
 def find(api_key_id: str, key: str) -> IdempotencyRecord | None:
     """The live record for this key; an expired one is deleted so the key can run again."""
-    record = IdempotencyRecord.objects.filter(api_key_id=api_key_id, key=key).first()
+    return _live(IdempotencyRecord.objects.filter(api_key_id=api_key_id, key=key).first())
+
+
+def _live(record: IdempotencyRecord | None) -> IdempotencyRecord | None:
     if record is None:
         return None
     ttl = timedelta(seconds=settings.JOBCOST_IDEMPOTENCY_TTL_SECONDS)
@@ -110,10 +166,11 @@ def is_storable(status: int) -> bool:
 
 def store(
     *, api_key_id: str, key: str, method: str, path: str, sha: str, response, body: str
-) -> None:
+) -> bool:
     """Keep `response`'s status and `body` (its content as the view chose to store it: never
-    a secret) for replays."""
-    IdempotencyRecord.objects.create(
+    a secret) for replays. False, storing nothing, when a twin's record already holds the key
+    (`INSERT … ON CONFLICT DO NOTHING`, one statement, no error to recover from)."""
+    record = IdempotencyRecord(
         api_key_id=api_key_id,
         key=key,
         method=method,
@@ -122,6 +179,23 @@ def store(
         response_status=response.status_code,
         response_body=body,
     )
+    if connection.vendor != "postgresql":
+        record.save()  # SQLite serializes writers: no twin can have slipped in
+        return True
+    fields = [f for f in RECORD_FIELDS if not f.primary_key]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    values = [f.get_db_prep_save(f.pre_save(record, True), connection) for f in fields]
+    placeholders = ", ".join(["%s"] * len(fields))
+    table = quote(IdempotencyRecord._meta.db_table)
+    # Only model metadata (quoted names) is interpolated; values are params.
+    sql = (
+        f"INSERT INTO {table} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+        f"ON CONFLICT ({quote('api_key_id')}, {quote('key')}) DO NOTHING RETURNING 1"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        return cursor.fetchone() is not None
 
 
 def purge_expired() -> int:

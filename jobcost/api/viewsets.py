@@ -28,6 +28,8 @@ from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
+from jobcost.selectors import fresh
+from jobcost.services.common import all_or_nothing
 
 WRITE_METHODS = ("POST", "PATCH")
 # JSON is UTF-8 (RFC 8259 §8.1); a body declared in any other charset is 415, never decoded as
@@ -89,8 +91,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
             if request.method in WRITE_METHODS and handler != self.http_method_not_allowed:
                 response = self.run_write(request, handler, *args, **kwargs)
             elif request.method == "DELETE":
-                with transaction.atomic():
-                    response = self.run_handler(request, handler, *args, **kwargs)
+                response = self.run_handler(request, handler, *args, **kwargs)
             else:
                 response = handler(request, *args, **kwargs)
         except Exception as exc:
@@ -143,42 +144,82 @@ class JobcostViewSet(viewsets.GenericViewSet):
             )
 
     def run_handler(self, request, handler, *args, **kwargs):
-        """Run the handler in a savepoint; an error response rolls its writes back."""
-        with transaction.atomic():
-            try:
+        """Run the handler in one all-or-nothing transaction (its services take no savepoint
+        of their own); an error rolls all of it back and becomes the error response."""
+        fresh.forget()
+        try:
+            with all_or_nothing():
                 return handler(request, *args, **kwargs)
-            except Exception as exc:
-                transaction.set_rollback(True)
-                return self.handle_exception(exc)
+        except Exception as exc:
+            return self.handle_exception(exc)
 
     def run_write(self, request, handler, *args, **kwargs):
-        """POST/PATCH: Idempotency-Key, JSON body, then the idempotent atomic run."""
+        """POST/PATCH: Idempotency-Key, JSON body, then the idempotent atomic run
+        (`jobcost.api.idempotency`): one transaction holds the key's lock, the handler's
+        writes and the stored response; a failed handler's writes roll back whole and its
+        error response is stored in a transaction of its own."""
+        fresh.forget()
         key = idempotency.read_key(request)
         data = self.read_write_body(request)
         set_idempotency_key(key)
         sha = idempotency.body_sha256(data)
         api_key_id = request.auth.pk
-        with transaction.atomic():
-            if not idempotency.try_lock(api_key_id, key):
+        stored = {
+            "api_key_id": api_key_id,
+            "key": key,
+            "method": request.method,
+            "path": request.path,
+            "sha": sha,
+        }
+        failure = None
+        with all_or_nothing():
+            locked, record = idempotency.lock_and_find(api_key_id, key)
+            if not locked:
                 raise idempotency.in_use()
-            record = idempotency.find(api_key_id, key)
             if record is not None:
-                idempotency.check_matches(record, request.method, request.path, sha)
-                return idempotency.replay(record, body=self.body_to_replay(record.response_body))
-            response = self.run_handler(request, handler, *args, **kwargs)
-            response = self.finalize_response(request, response, *args, **kwargs)
-            response.render()
-            if idempotency.is_storable(response.status_code):
-                idempotency.store(
-                    api_key_id=api_key_id,
-                    key=key,
-                    method=request.method,
-                    path=request.path,
-                    sha=sha,
-                    response=response,
-                    body=self.body_to_store(response.content.decode()),
-                )
+                return self.replay(record, request.method, request.path, sha)
+            try:
+                response = handler(request, *args, **kwargs)
+            except Exception as exc:
+                transaction.set_rollback(True)
+                failure = exc
+            else:
+                response = self.finalize_response(request, response, *args, **kwargs)
+                response.render()
+                if not idempotency.is_storable(response.status_code):
+                    return response
+                body = self.body_to_store(response.content.decode())
+                if idempotency.store(response=response, body=body, **stored):
+                    return response
+                # A twin committed its response after this request read the key: this
+                # request's writes go, the twin's outcome is the key's.
+                transaction.set_rollback(True)
+        if failure is None:
+            return self.replay_twin(api_key_id, key, request.method, request.path, sha)
+        response = self.handle_exception(failure)
+        response = self.finalize_response(request, response, *args, **kwargs)
+        response.render()
+        if not idempotency.is_storable(response.status_code):
             return response
+        with transaction.atomic():
+            idempotency.wait_lock(api_key_id, key)
+            body = self.body_to_store(response.content.decode())
+            if idempotency.store(response=response, body=body, **stored):
+                return response
+        return self.replay_twin(api_key_id, key, request.method, request.path, sha)
+
+    def replay(self, record, method: str, path: str, sha: str):
+        """The stored response of the key (409 `idempotency_key_reused` for another
+        request)."""
+        idempotency.check_matches(record, method, path, sha)
+        return idempotency.replay(record, body=self.body_to_replay(record.response_body))
+
+    def replay_twin(self, api_key_id: str, key: str, method: str, path: str, sha: str):
+        """The response a concurrent twin stored under the key while this request ran."""
+        record = idempotency.find(api_key_id, key)
+        if record is None:
+            raise idempotency.in_use()
+        return self.replay(record, method, path, sha)
 
     def read_write_body(self, request):
         """The body of a POST/PATCH, read before anything runs: JSON only (415 otherwise, and
@@ -237,6 +278,18 @@ class JobcostViewSet(viewsets.GenericViewSet):
             raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
         return obj
 
+    def visible_id(self) -> str:
+        """The ID in the URL, once checked visible to the key (404 `resource_missing` as
+        `get_object`), in one light query: for writes, whose service reads and locks the row
+        itself."""
+        pk = self.kwargs.get("pk", "")
+        found = None
+        if has_prefix(pk, self.id_prefix):
+            found = self.get_queryset().filter(pk=pk).values_list("pk", flat=True).first()
+        if found is None:
+            raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
+        return found
+
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
         """Validate the body (shape and types only); returns validated data. Only an
         `InputSerializer` may read a body: it carries the unknown, read-only and strict-string
@@ -260,10 +313,19 @@ class JobcostViewSet(viewsets.GenericViewSet):
         fields are fresh; `reread=False` when it was just read through the selector."""
         reject_unknown_params(self.request.query_params)
         paths = self.expand_paths(is_list=False)
-        fresh = self.get_queryset().get(pk=instance.pk) if reread else instance
-        data = render_one(self.serializer_class, fresh, self.get_serializer_context())
+        row = self.reread(instance) if reread else instance
+        data = render_one(self.serializer_class, row, self.get_serializer_context())
         expand([data], paths, self.serializer_class, self)
         return Response(data, status=status)
+
+    def reread(self, instance):
+        """`instance` as the selector reads it now: the row the webhook outbox read for its
+        event at the end of the write when there is one (`jobcost.selectors.fresh`; the same
+        selector, read after the last change) and the key may see it, else a query."""
+        row = fresh.take(self.serializer_class, instance.pk)
+        if row is not None and self.scope.sees(row):
+            return row
+        return self.get_queryset().get(pk=instance.pk)
 
     def render_list(
         self,

@@ -43,6 +43,7 @@ from jobcost.services.common import (
     lock_open_project,
     not_allowed,
     save_audited,
+    service,
 )
 from jobcost.services.cost_codes import budget_line_update
 from jobcost.services.daily_logs import daily_log_create
@@ -169,7 +170,7 @@ def _target(kind: ActionKind, target: str | None, scope: Scope):
     return found
 
 
-@transaction.atomic
+@service
 def agent_action_propose(
     *,
     scope: Scope,
@@ -226,7 +227,7 @@ def _failure(error: ApiError) -> dict:
     return error.payload(current_actor().request_id)["error"]
 
 
-@transaction.atomic
+@service
 def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
     """proposed → approved, running the payload (see module docstring), or → failed with
     the error object when a rule refuses it (nothing of the change is written). Raises 409
@@ -271,7 +272,7 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
     return save_audited(agent_action, action=verb)
 
 
-@transaction.atomic
+@service
 def agent_action_reject(*, agent_action_id: str, reason: str = "") -> AgentAction:
     """proposed → rejected, recording who (`decided_by`) and why (`rejection_reason`).
 

@@ -7,12 +7,11 @@ import secrets
 import string
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from jobcost.errors import InvalidRequest
 from jobcost.models import Account, ApiKey, Project, Role
-from jobcost.services.common import lock, save_audited
+from jobcost.services.common import lock, save_audited, service
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -26,7 +25,7 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-@transaction.atomic
+@service
 def account_get_or_create(*, name: str) -> Account:
     """The account of that name, created when new.
 
@@ -36,7 +35,7 @@ def account_get_or_create(*, name: str) -> Account:
     return account or save_audited(Account(name=name))
 
 
-@transaction.atomic
+@service
 def api_key_create(
     *,
     account: Account,
@@ -77,7 +76,7 @@ def api_key_create(
     return key, secret
 
 
-@transaction.atomic
+@service
 def api_key_revoke(*, api_key_id: str) -> ApiKey:
     """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent.
 

@@ -9,13 +9,13 @@ Error codes: `parameter_invalid` (role, project of another account, email in use
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 
 from jobcost.errors import InvalidRequest
 from jobcost.models import PERSON_ROLES, Account, Membership, Project
+from jobcost.services.common import service
 
 
-@transaction.atomic
+@service
 def backoffice_user_create(
     *,
     account: Account,

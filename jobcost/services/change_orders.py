@@ -10,7 +10,6 @@ commitment's `approved_changes` and, the commitment being executed, to the budge
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 
 from audit.context import current_actor
@@ -39,6 +38,7 @@ from jobcost.services.common import (
     next_number,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 from jobcost.services.cost_codes import budget_line_adjust, budget_lines_adjust
@@ -136,7 +136,7 @@ def _next_number(project_id: str, kind: str) -> str:
     return next_number(taken, PREFIX[kind])
 
 
-@transaction.atomic
+@service
 def change_order_create(
     *,
     project: Project,
@@ -191,7 +191,7 @@ def change_order_create(
     return change_order
 
 
-@transaction.atomic
+@service
 def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     """Edit a draft: `title`, `description`, `number`, `rfi` (an Rfi or None), `amount` and
     `lines` (which must still sum to the amount). Not draft → 409 `invalid_state_transition`,
@@ -243,7 +243,7 @@ def change_order_update(*, change_order_id: str, changes: dict) -> ChangeOrder:
     return save_audited(change_order, extra=extra)
 
 
-@transaction.atomic
+@service
 def change_order_submit(*, change_order_id: str) -> ChangeOrder:
     """draft → pending (sent for approval).
 
@@ -309,7 +309,7 @@ def _approve_commitment(change_order: ChangeOrder) -> None:
         )
 
 
-@transaction.atomic
+@service
 def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → approved, applying it (see module docstring). Approving a void,
     rejected or approved change order is 409 `invalid_state_transition`; a project or
@@ -342,7 +342,7 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     return save_audited(change_order, action="approved")
 
 
-@transaction.atomic
+@service
 def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrder:
     """pending → rejected, with an optional reason.
 
@@ -355,7 +355,7 @@ def change_order_reject(*, change_order_id: str, reason: str = "") -> ChangeOrde
     return save_audited(change_order, action="rejected", note=reason)
 
 
-@transaction.atomic
+@service
 def change_order_void(*, change_order_id: str) -> ChangeOrder:
     """draft | pending → void.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import transaction
 from django.utils import timezone
 
 from jobcost.error_codes import CommitmentErrorCode
@@ -31,6 +30,7 @@ from jobcost.services.common import (
     next_number,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 from jobcost.services.cost_codes import budget_line_adjust
@@ -65,7 +65,7 @@ def _next_number(project_id: str, type_: str) -> str:
     return next_number(taken, PREFIX[type_])
 
 
-@transaction.atomic
+@service
 def commitment_create(
     *,
     project: Project,
@@ -105,7 +105,7 @@ def commitment_create(
     )
 
 
-@transaction.atomic
+@service
 def commitment_update(*, commitment_id: str, changes: dict) -> Commitment:
     """Edit a draft: `number`, `cost_code`, `original_amount`, `retainage_pct`,
     `description`. Not draft → 409 `invalid_state_transition`.
@@ -138,7 +138,7 @@ def _move_committed(commitment: Commitment, delta: int, why: str) -> None:
         )
 
 
-@transaction.atomic
+@service
 def commitment_execute(*, commitment_id: str) -> Commitment:
     """draft → executed. Needs a cost code (422 `cost_code_required`), so the budget's
     `committed` always reflects it; adds `revised_amount` to that budget line. 422
@@ -166,7 +166,7 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
     return commitment
 
 
-@transaction.atomic
+@service
 def commitment_close(*, commitment_id: str) -> Commitment:
     """executed → closed: no more invoices; it stays in `committed`.
 
@@ -183,7 +183,7 @@ def commitment_close(*, commitment_id: str) -> Commitment:
     )
 
 
-@transaction.atomic
+@service
 def commitment_void(*, commitment_id: str) -> Commitment:
     """draft → void, or executed → void while nothing is billed (its revised amount leaves
     the budget's `committed`). Anything else is 409 `invalid_state_transition`.

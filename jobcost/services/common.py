@@ -1,8 +1,11 @@
-"""Helpers shared by the services: locking, the closed-project rule, audited saves."""
+"""Helpers shared by the services: their transaction, locking, the closed-project rule,
+audited saves."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from django.db import IntegrityError, connection, models, transaction
@@ -13,8 +16,60 @@ from audit.audited import Audited
 from jobcost.error_codes import ProjectErrorCode, RequestErrorCode, ResourceErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
+from jobcost.selectors import fresh
 
 M = TypeVar("M", bound=models.Model)
+F = TypeVar("F", bound=Callable)
+
+# The connection attribute holding the depth (`len(atomic_blocks)`) of a block in which any
+# error rolls everything back (`all_or_nothing`), or of a service run directly inside one.
+_FLAT = "jobcost_all_or_nothing_depth"
+
+
+@contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """A transaction (or, nested, a savepoint) whose caller rolls it back whole on any error
+    and never catches a service's error to carry on inside it — the API's request
+    transaction (`jobcost.api.viewsets`). The services called directly inside it, and the
+    services they call in turn, take no savepoint of their own (`service`): there is nothing
+    a savepoint could keep."""
+    with transaction.atomic():
+        connection = transaction.get_connection()
+        previous = getattr(connection, _FLAT, None)
+        setattr(connection, _FLAT, len(connection.atomic_blocks))
+        try:
+            yield
+        finally:
+            setattr(connection, _FLAT, previous)
+
+
+def service(func: F) -> F:
+    """The transaction of a public service (every write): `transaction.atomic`, and the
+    audit entries the call records are written together at its end
+    (`audit.services.batch`: one INSERT of entries, then their events and deliveries in a
+    constant number of queries), inside the transaction, so they commit or roll back with the
+    change. Run directly inside an `all_or_nothing` block (or inside a service so run), no
+    savepoint is taken: an error there rolls the whole block back anyway. Elsewhere — the
+    back office, commands, tasks, a service that catches a nested call's error inside its own
+    `transaction.atomic()` — the call keeps its savepoint."""
+
+    @functools.wraps(func)
+    def run_service(*args, **kwargs):
+        fresh.forget()
+        connection = transaction.get_connection()
+        depth = len(connection.atomic_blocks)
+        flat = getattr(connection, _FLAT, None) == depth
+        with transaction.atomic(savepoint=not flat):
+            if flat:
+                setattr(connection, _FLAT, depth + 1)
+            try:
+                with audit.batch():
+                    return func(*args, **kwargs)
+            finally:
+                if flat:
+                    setattr(connection, _FLAT, depth)
+
+    return run_service  # type: ignore[return-value]
 
 
 def ensure_project_open(project: Project) -> None:
@@ -39,6 +94,18 @@ def lock(model: type[M], pk: str) -> M:
     tracked (`Audited.track`), so its entry's `before` values need no second read."""
     obj = model.objects.select_for_update().get(pk=pk)
     return obj.track() if isinstance(obj, Audited) else obj
+
+
+def lock_with(model: type[M], pk: str, *related: str) -> M:
+    """`lock` a row together with the rows its `related` foreign keys (non-null, forward)
+    point to, in one `SELECT … FOR UPDATE` of the joined rows; each audited row is tracked.
+    PostgreSQL locks a result row's tuples in FROM order — the row, then the related rows in
+    the model's field order — so use it only where that is the documented lock order."""
+    obj = model.objects.select_for_update().select_related(*related).get(pk=pk)
+    for row in (obj, *(getattr(obj, name) for name in related)):
+        if isinstance(row, Audited):
+            row.track()
+    return obj
 
 
 def save_audited(

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.utils import timezone
 
 from audit.services import record_created, record_created_many, record_updated_many
@@ -36,6 +35,7 @@ from jobcost.services.common import (
     lock,
     lock_open_project,
     save_audited,
+    service,
 )
 from jobcost.services.totals import ensure_project_totals
 
@@ -177,7 +177,7 @@ def cost_codes_check_many(*, project: Project, rows: list[dict]) -> list[dict]:
     return errors
 
 
-@transaction.atomic
+@service
 def cost_codes_create_many(
     *,
     project: Project,
@@ -235,7 +235,7 @@ def cost_codes_create_many(
     return created
 
 
-@transaction.atomic
+@service
 def cost_code_create(
     *,
     project: Project,
@@ -273,7 +273,7 @@ def cost_code_create(
     return cost_code
 
 
-@transaction.atomic
+@service
 def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
     """Change `code`, `name`, `cost_type` or `scheduled_value` (cents).
 
@@ -290,7 +290,7 @@ def cost_code_update(*, cost_code_id: str, changes: dict) -> CostCode:
     return cost_code
 
 
-@transaction.atomic
+@service
 def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
     the computed value) any time, `original_amount` only while the project is `bid` (else 409

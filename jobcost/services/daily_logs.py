@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import transaction
-
 from audit.services import record_created
 from audit.values import json_value
 from jobcost.models import DailyLog, DailyLogManpower, Project
@@ -16,6 +14,7 @@ from jobcost.services.common import (
     lock,
     lock_open_project,
     save_audited,
+    service,
 )
 
 WRITABLE = frozenset({"date", "weather", "notes", "delays", "manpower"})
@@ -67,7 +66,7 @@ def _write_manpower(log: DailyLog, rows: list[dict]) -> None:
     )
 
 
-@transaction.atomic
+@service
 def daily_log_create(
     *,
     project: Project,
@@ -101,7 +100,7 @@ def daily_log_create(
     return log
 
 
-@transaction.atomic
+@service
 def daily_log_update(*, daily_log_id: str, changes: dict) -> DailyLog:
     """Edit a log: `date` (409 `resource_already_exists` if that day has a log), `weather`,
     `notes`, `delays`, and `manpower` (replaces every row).

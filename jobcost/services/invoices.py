@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import transaction
+from django.db import connection
+from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from jobcost.error_codes import CommitmentErrorCode, InvoiceErrorCode, PayAppErrorCode
@@ -28,15 +29,17 @@ from jobcost.models import (
 from jobcost.money import format_dollars, percent_of
 from jobcost.services.common import (
     check_writable,
+    ensure_project_open,
     lock,
-    lock_open_project,
+    lock_with,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 from jobcost.services.cost_codes import budget_lines_adjust
 from jobcost.services.lien_waivers import lien_waiver_request_for_invoice
-from jobcost.services.pay_apps import period_is_locked
+from jobcost.services.pay_apps import locked_periods, period_is_locked
 from jobcost.services.totals import ensure_project_totals
 
 S = InvoiceStatus
@@ -56,11 +59,23 @@ def _exceeds(commitment: Commitment, amount: int, *, object_id: str | None = Non
 
 def _check_period(project_id: str, day: datetime.date) -> None:
     if period_is_locked(project_id, day):
-        raise ValidationFailed(
-            f"{day} falls in a billing period already submitted; the period is locked.",
-            code=PayAppErrorCode.PERIOD_LOCKED,
-            param="invoice_date",
-        )
+        raise _period_locked_on(day)
+
+
+def _period_locked_on(day: datetime.date) -> ValidationFailed:
+    return ValidationFailed(
+        f"{day} falls in a billing period already submitted; the period is locked.",
+        code=PayAppErrorCode.PERIOD_LOCKED,
+        param="invoice_date",
+    )
+
+
+def _duplicate(number: str) -> Conflict:
+    return Conflict(
+        f"This vendor already has an invoice numbered '{number}'.",
+        code=InvoiceErrorCode.DUPLICATE_INVOICE,
+        param="number",
+    )
 
 
 def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) -> None:
@@ -69,11 +84,38 @@ def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) ->
     two writes of one number to two commitments of the vendor cannot both pass."""
     lock(Vendor, vendor_id)
     if Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk).exists():
-        raise Conflict(
-            f"This vendor already has an invoice numbered '{number}'.",
-            code=InvoiceErrorCode.DUPLICATE_INVOICE,
-            param="number",
+        raise _duplicate(number)
+
+
+def _check_number_and_period(vendor_id: str, number: str, project_id: str, day) -> None:
+    """`_check_number` (409 `duplicate_invoice`) then `_check_period` (422 `period_locked`)
+    for a new invoice, in one query, the vendor row being already locked by the caller."""
+    taken, locked = (
+        Vendor.objects.filter(pk=vendor_id)
+        .annotate(
+            taken=Exists(Invoice.objects.filter(vendor_id=vendor_id, number=number)),
+            locked=Exists(locked_periods(project_id, day)),
         )
+        .values_list("taken", "locked")
+        .get()
+    )
+    if taken:
+        raise _duplicate(number)
+    if locked:
+        raise _period_locked_on(day)
+
+
+def _lock_for_change(invoice_id: str) -> tuple[Commitment, Invoice]:
+    """Lock an invoice's commitment, then the invoice and its project (open, else 409
+    `project_closed`), in two queries and in the documented lock order; all tracked."""
+    of_invoice = Invoice.objects.filter(pk=invoice_id).values("commitment_id")
+    try:
+        commitment = Commitment.objects.select_for_update().get(pk=Subquery(of_invoice)).track()
+    except Commitment.DoesNotExist:
+        raise Invoice.DoesNotExist(f"No invoice {invoice_id}.") from None
+    invoice = lock_with(Invoice, invoice_id, "project")
+    ensure_project_open(invoice.project)
+    return commitment, invoice
 
 
 def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
@@ -93,7 +135,47 @@ def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
         )
 
 
-@transaction.atomic
+def _replace_lines(invoice: Invoice, lines: list[dict]) -> list[dict]:
+    """Replace an invoice's coding lines with `lines` ({cost_code, amount}, positions from 1);
+    returns the old ones as its audit entry shows them ({cost_code, amount} in position
+    order). On PostgreSQL one statement: the DELETE, read back through RETURNING, runs to the
+    end before the INSERT (whose rows wait on the count of the deleted ones), so the new
+    positions never meet the old in the unique (invoice, position) index."""
+    new = [
+        InvoiceLine(invoice=invoice, position=i, cost_code=line["cost_code"], amount=line["amount"])
+        for i, line in enumerate(lines, start=1)
+    ]
+    if connection.vendor != "postgresql":
+        old = list(invoice.lines.values_list("position", "cost_code_id", "amount"))
+        invoice.lines.all().delete()
+        InvoiceLine.objects.bulk_create(new)
+    else:
+        meta = InvoiceLine._meta
+        quote = connection.ops.quote_name
+        fields = [meta.get_field(name) for name in ("position", "cost_code", "amount")]
+        columns = ", ".join(quote(field.column) for field in fields)
+        arrays = [
+            [field.get_db_prep_save(getattr(line, field.attname), connection) for line in new]
+            for field in fields
+        ]
+        unnest = ", ".join(f"%s::{field.cast_db_type(connection)}[]" for field in fields)
+        table, invoice_column = quote(meta.db_table), quote(meta.get_field("invoice").column)
+        # Only model metadata (quoted names, column types) is interpolated; values are params.
+        sql = (
+            f"WITH old AS (DELETE FROM {table} WHERE {invoice_column} = %s "  # noqa: S608
+            f"RETURNING {columns}), "
+            f"new AS (INSERT INTO {table} ({invoice_column}, {columns}) "
+            f"SELECT %s, v.* FROM unnest({unnest}) AS v "
+            "WHERE (SELECT count(*) FROM old) >= 0) "
+            f"SELECT {columns} FROM old"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [invoice.pk, invoice.pk, *arrays])
+            old = cursor.fetchall()
+    return [{"cost_code": cost_code, "amount": amount} for _pos, cost_code, amount in sorted(old)]
+
+
+@service
 def invoice_create(
     *,
     commitment: Commitment,
@@ -108,8 +190,8 @@ def invoice_create(
 
     Emits: audit invoice.created; events invoice.created.
     """
-    commitment = lock(Commitment, commitment.pk)
-    lock_open_project(commitment.project_id)
+    commitment = lock_with(Commitment, commitment.pk, "project", "vendor")
+    ensure_project_open(commitment.project)
     if commitment.status != CommitmentStatus.EXECUTED:
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}; invoices need an "
@@ -120,8 +202,7 @@ def invoice_create(
         )
     if amount > commitment.remaining:
         raise _exceeds(commitment, amount)
-    _check_number(commitment.vendor_id, number)
-    _check_period(commitment.project_id, invoice_date)
+    _check_number_and_period(commitment.vendor_id, number, commitment.project_id, invoice_date)
     return save_audited(
         Invoice(
             account_id=commitment.account_id,
@@ -138,7 +219,7 @@ def invoice_create(
     )
 
 
-@transaction.atomic
+@service
 def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
     amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
@@ -146,10 +227,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
 
     Emits: audit invoice.coded, invoice.updated; events invoice.coded.
     """
-    invoice = Invoice.objects.get(pk=invoice_id)
-    commitment = lock(Commitment, invoice.commitment_id)
-    invoice = lock(Invoice, invoice_id)
-    lock_open_project(invoice.project_id)
+    commitment, invoice = _lock_for_change(invoice_id)
     if invoice.status not in (S.RECEIVED, S.CODED):
         raise not_allowed(
             invoice,
@@ -173,22 +251,12 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
         _check_lines(invoice, lines)
         extra = {
             "lines": {
-                "before": [
-                    {"cost_code": line.cost_code_id, "amount": line.amount}
-                    for line in invoice.lines.all()
-                ],
+                "before": _replace_lines(invoice, lines),
                 "after": [
                     {"cost_code": ln["cost_code"].pk, "amount": ln["amount"]} for ln in lines
                 ],
             }
         }
-        invoice.lines.all().delete()
-        InvoiceLine.objects.bulk_create(
-            InvoiceLine(
-                invoice=invoice, position=i, cost_code=line["cost_code"], amount=line["amount"]
-            )
-            for i, line in enumerate(lines, start=1)
-        )
         invoice.status = S.CODED
         action = "coded"
     elif invoice.status == S.CODED:
@@ -199,7 +267,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     return save_audited(invoice, action=action, extra=extra)
 
 
-@transaction.atomic
+@service
 def invoice_approve(*, invoice_id: str) -> Invoice:
     """coded → approved: under the commitment's row lock, re-check the remaining balance
     (422 `exceeds_commitment`), add the amount to the commitment's `billed_to_date`, post
@@ -211,10 +279,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     lien_waiver.requested; events budget.updated, commitment.updated, invoice.approved,
     lien_waiver.requested.
     """
-    invoice = Invoice.objects.get(pk=invoice_id)
-    commitment = lock(Commitment, invoice.commitment_id)
-    invoice = lock(Invoice, invoice_id)
-    lock_open_project(invoice.project_id)
+    commitment, invoice = _lock_for_change(invoice_id)
     if invoice.status != S.CODED:
         raise not_allowed(
             invoice,
@@ -237,7 +302,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
         deltas={code: {"actual": cents} for code, cents in posted.items()},
         note=f"Invoice {invoice.number} approved.",
     )
-    ensure_project_totals(invoice.project_id)
+    ensure_project_totals(invoice.project_id, locked=invoice.project)
     invoice.status = S.APPROVED
     invoice.approved_at = timezone.now()
     save_audited(invoice, action="approved")
@@ -245,7 +310,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
     return invoice
 
 
-@transaction.atomic
+@service
 def invoice_mark_paid(*, invoice_id: str) -> Invoice:
     """approved → paid.
 
@@ -264,7 +329,7 @@ def invoice_mark_paid(*, invoice_id: str) -> Invoice:
     )
 
 
-@transaction.atomic
+@service
 def invoice_void(*, invoice_id: str) -> Invoice:
     """received | coded → void (never once approved: reverse it with a credit instead).
 

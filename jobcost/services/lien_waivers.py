@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import transaction
 from django.utils import timezone
 
 from jobcost.errors import InvalidRequest
@@ -24,12 +23,13 @@ from jobcost.services.common import (
     lock_open_project,
     not_allowed,
     save_audited,
+    service,
 )
 
 S = LienWaiverStatus
 
 
-@transaction.atomic
+@service
 def lien_waiver_create(
     *,
     project: Project,
@@ -101,7 +101,7 @@ def _check_received_on(day: datetime.date) -> datetime.date:
     return day
 
 
-@transaction.atomic
+@service
 def lien_waiver_update(*, lien_waiver_id: str, changes: dict) -> LienWaiver:
     """Record receipt: `status` `received` (with `received_on`, default today) or
     `rejected`, and `document_url`. A received waiver is final (409 on any status change).

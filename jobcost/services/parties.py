@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from jobcost.models import Owner, Vendor
-from jobcost.services.common import apply_changes, lock, save_audited
+from jobcost.services.common import apply_changes, lock, save_audited, service
 
 
-@transaction.atomic
+@service
 def owner_create(*, account_id: str, name: str, email: str = "", address: str = "") -> Owner:
     """Create an owner of the account.
 
@@ -17,7 +15,7 @@ def owner_create(*, account_id: str, name: str, email: str = "", address: str = 
     return save_audited(Owner(account_id=account_id, name=name, email=email, address=address))
 
 
-@transaction.atomic
+@service
 def owner_update(*, owner_id: str, changes: dict) -> Owner:
     """Change `name`, `email` or `address`.
 
@@ -29,7 +27,7 @@ def owner_update(*, owner_id: str, changes: dict) -> Owner:
     return owner
 
 
-@transaction.atomic
+@service
 def vendor_create(
     *, account_id: str, name: str, email: str = "", tax_id_last4: str = "", trade: str = ""
 ) -> Vendor:
@@ -44,7 +42,7 @@ def vendor_create(
     )
 
 
-@transaction.atomic
+@service
 def vendor_update(*, vendor_id: str, changes: dict) -> Vendor:
     """Change `name`, `email`, `tax_id_last4` or `trade`.
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from django.db import transaction
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from audit.services import record, record_created
@@ -40,6 +39,7 @@ from jobcost.services.common import (
     lock_open_project,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 from jobcost.services.totals import ensure_g702_totals
@@ -77,7 +77,7 @@ def _change_order_line(pay_app: PayApp, change_order: ChangeOrder, position: int
     )
 
 
-@transaction.atomic
+@service
 def pay_app_create(
     *,
     project: Project,
@@ -222,7 +222,7 @@ def _lock_draft(pay_app_id: str) -> PayApp:
     return pay_app
 
 
-@transaction.atomic
+@service
 def pay_app_update(
     *, pay_app_id: str, lines: list[dict] | None = None, retainage_pct: Decimal | None = None
 ) -> PayApp:
@@ -304,7 +304,7 @@ def previous_certificates(pay_app: PayApp) -> int:
     return earlier or 0
 
 
-@transaction.atomic
+@service
 def pay_app_submit(
     *, pay_app_id: str, allow_missing_waivers: bool = False, reason: str = ""
 ) -> PayApp:
@@ -351,7 +351,7 @@ def pay_app_submit(
     return pay_app
 
 
-@transaction.atomic
+@service
 def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
     """submitted → draft with the owner's `reason`, unlocking the period. Refused (409) when
     a later application exists, since its carried figures rest on this one.
@@ -375,7 +375,7 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
     return save_audited(pay_app, action="rejected", note=reason)
 
 
-@transaction.atomic
+@service
 def pay_app_approve(*, pay_app_id: str) -> PayApp:
     """submitted → approved (certified by the owner or architect).
 
@@ -392,7 +392,7 @@ def pay_app_approve(*, pay_app_id: str) -> PayApp:
     )
 
 
-@transaction.atomic
+@service
 def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
     """approved → paid.
 
@@ -414,9 +414,18 @@ def period_is_locked(project_id: str, day: datetime.date) -> bool:
 
     Emits: none.
     """
+    return locked_periods(project_id, day).exists()
+
+
+def locked_periods(project_id: str, day: datetime.date) -> QuerySet[PayApp]:
+    """The submitted, approved or paid pay apps whose period holds `day` (for an `Exists`
+    beside other checks in one query).
+
+    Emits: none.
+    """
     return PayApp.objects.filter(
         project_id=project_id,
         status__in=CERTIFIED_STATUSES,
         period_start__lte=day,
         period_end__gte=day,
-    ).exists()
+    )

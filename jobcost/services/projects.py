@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import transaction
-
 from jobcost.error_codes import ProjectErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Owner, Project, ProjectStatus
@@ -18,6 +16,7 @@ from jobcost.services.common import (
     lock,
     not_allowed,
     save_audited,
+    service,
 )
 from jobcost.services.totals import ensure_project_totals
 
@@ -36,7 +35,7 @@ TRANSITIONS: dict[str, set[str]] = {
 WRITABLE = frozenset({"name", "number", "retainage_pct", "status", "contract_amount"})
 
 
-@transaction.atomic
+@service
 def project_create(
     *,
     account_id: str,
@@ -73,7 +72,7 @@ def project_create(
     )
 
 
-@transaction.atomic
+@service
 def project_update(*, project_id: str, changes: dict) -> Project:
     """PATCH a project: `name`, `number`, `retainage_pct`, `status`, and
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses

@@ -6,7 +6,6 @@ open RFI moves it to `answered` (event `rfi.answered`); a closed RFI is final.
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 
 from jobcost.models import Project, Rfi, RfiStatus
@@ -18,6 +17,7 @@ from jobcost.services.common import (
     next_number,
     not_allowed,
     save_audited,
+    service,
     transition,
 )
 
@@ -34,7 +34,7 @@ def _ensure_number_free(project_id: str, number: str, exclude_pk: str | None = N
     )
 
 
-@transaction.atomic
+@service
 def rfi_create(
     *,
     project: Project,
@@ -67,7 +67,7 @@ def rfi_create(
     return save_audited(rfi)
 
 
-@transaction.atomic
+@service
 def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
     """Edit an open or answered RFI. A non-blank `answer` on an open RFI moves it to
     `answered` (audit action `answered`). Raises 409 `invalid_state_transition` on a closed
@@ -92,7 +92,7 @@ def rfi_update(*, rfi_id: str, changes: dict) -> Rfi:
     return save_audited(rfi, action=action)
 
 
-@transaction.atomic
+@service
 def rfi_close(*, rfi_id: str) -> Rfi:
     """open | answered → closed (an unanswered RFI closes as withdrawn).
 

@@ -41,14 +41,25 @@ def check_total(what: str, cents: int | None, *, param: str | None = None, objec
         raise out_of_range(what, int(cents), param=param, object_id=object_id)
 
 
-def ensure_project_totals(project_id: str, *, param: str | None = None) -> None:
+def ensure_project_totals(
+    project_id: str, *, param: str | None = None, locked: Project | None = None
+) -> None:
     """422 `amount_out_of_range` when the project's revised contract, or across its budget
     lines the sum of revised budgets, committed, actual or projected cost — or any one line's
-    revised budget or projected cost — is past MONEY_MAX. Two queries. Callers hold the
-    project's row lock, so concurrent writes to the project cannot pass the check together."""
-    project = Project.objects.values("number", "contract_amount", "approved_changes").get(
-        pk=project_id
-    )
+    revised budget or projected cost — is past MONEY_MAX. Two queries, or one when the caller
+    passes the project row it holds locked and has not changed since (`locked`). Callers hold
+    the project's row lock, so concurrent writes to the project cannot pass the check
+    together."""
+    if locked is not None:
+        project = {
+            "number": locked.number,
+            "contract_amount": locked.contract_amount,
+            "approved_changes": locked.approved_changes,
+        }
+    else:
+        project = Project.objects.values("number", "contract_amount", "approved_changes").get(
+            pk=project_id
+        )
     revised = project["contract_amount"] + project["approved_changes"]
     name = f"project {project['number']}"
     check_total(f"the revised contract of {name}", revised, param=param, object_id=project_id)

@@ -54,10 +54,10 @@ class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
     )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
-        agent_action = self.get_object()
+        agent_action_id = self.visible_id()
         self.parse(EmptySerializer)
         return self.render(
-            agent_actions.agent_action_approve(agent_action_id=agent_action.pk, scope=self.scope)
+            agent_actions.agent_action_approve(agent_action_id=agent_action_id, scope=self.scope)
         )
 
     @action_doc(
@@ -68,8 +68,8 @@ class AgentActionViewSet(AuditTrailMixin, JobcostViewSet):
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, *args, **kwargs):
-        agent_action = self.get_object()
+        agent_action_id = self.visible_id()
         data = self.parse(ReasonSerializer)
         return self.render(
-            agent_actions.agent_action_reject(agent_action_id=agent_action.pk, **data)
+            agent_actions.agent_action_reject(agent_action_id=agent_action_id, **data)
         )

@@ -48,9 +48,9 @@ class CostCodeViewSet(AuditTrailMixin, JobcostViewSet):
         errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def partial_update(self, request, *args, **kwargs):
-        cost_code = self.get_object()
+        cost_code_id = self.visible_id()
         data = self.parse(CostCodeUpdateSerializer)
-        return self.render(cost_codes.cost_code_update(cost_code_id=cost_code.pk, changes=data))
+        return self.render(cost_codes.cost_code_update(cost_code_id=cost_code_id, changes=data))
 
 
 class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
@@ -77,6 +77,6 @@ class BudgetLineViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        line = self.get_object()
+        line_id = self.visible_id()
         data = self.parse(BudgetLineUpdateSerializer)
-        return self.render(cost_codes.budget_line_update(budget_line_id=line.pk, changes=data))
+        return self.render(cost_codes.budget_line_update(budget_line_id=line_id, changes=data))

@@ -58,16 +58,16 @@ class ChangeOrderViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        change_order = self.get_object()
+        change_order_id = self.visible_id()
         data = self.parse(ChangeOrderUpdateSerializer)
         return self.render(
-            change_orders.change_order_update(change_order_id=change_order.pk, changes=data)
+            change_orders.change_order_update(change_order_id=change_order_id, changes=data)
         )
 
     def _transition(self, service, body=EmptySerializer):
-        change_order = self.get_object()
+        change_order_id = self.visible_id()
         data = self.parse(body)
-        return self.render(service(change_order_id=change_order.pk, **data))
+        return self.render(service(change_order_id=change_order_id, **data))
 
     @action_doc(
         ChangeOrderSerializer,

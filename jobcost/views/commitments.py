@@ -54,14 +54,14 @@ class CommitmentViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        commitment = self.get_object()
+        commitment_id = self.visible_id()
         data = self.parse(CommitmentUpdateSerializer)
-        return self.render(commitments.commitment_update(commitment_id=commitment.pk, changes=data))
+        return self.render(commitments.commitment_update(commitment_id=commitment_id, changes=data))
 
     def _transition(self, service):
-        commitment = self.get_object()
+        commitment_id = self.visible_id()
         self.parse(EmptySerializer)
-        return self.render(service(commitment_id=commitment.pk))
+        return self.render(service(commitment_id=commitment_id))
 
     @action_doc(
         CommitmentSerializer,

@@ -45,6 +45,6 @@ class DailyLogViewSet(AuditTrailMixin, JobcostViewSet):
         errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.RESOURCE_ALREADY_EXISTS)},
     )
     def partial_update(self, request, *args, **kwargs):
-        log = self.get_object()
+        log_id = self.visible_id()
         data = self.parse(DailyLogUpdateSerializer)
-        return self.render(daily_logs.daily_log_update(daily_log_id=log.pk, changes=dict(data)))
+        return self.render(daily_logs.daily_log_update(daily_log_id=log_id, changes=dict(data)))

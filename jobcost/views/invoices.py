@@ -73,14 +73,14 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        invoice = self.get_object()
+        invoice_id = self.visible_id()
         data = self.parse(InvoiceUpdateSerializer)
-        return self.render(invoices.invoice_update(invoice_id=invoice.pk, changes=dict(data)))
+        return self.render(invoices.invoice_update(invoice_id=invoice_id, changes=dict(data)))
 
     def _transition(self, service):
-        invoice = self.get_object()
+        invoice_id = self.visible_id()
         self.parse(EmptySerializer)
-        return self.render(service(invoice_id=invoice.pk))
+        return self.render(service(invoice_id=invoice_id))
 
     @action_doc(
         InvoiceSerializer,
@@ -151,6 +151,6 @@ class LienWaiverViewSet(AuditTrailMixin, JobcostViewSet):
         errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     def partial_update(self, request, *args, **kwargs):
-        waiver = self.get_object()
+        waiver_id = self.visible_id()
         data = self.parse(LienWaiverUpdateSerializer)
-        return self.render(lien_waivers.lien_waiver_update(lien_waiver_id=waiver.pk, changes=data))
+        return self.render(lien_waivers.lien_waiver_update(lien_waiver_id=waiver_id, changes=data))

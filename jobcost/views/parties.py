@@ -35,9 +35,9 @@ class OwnerViewSet(AuditTrailMixin, JobcostViewSet):
 
     @update_doc(OwnerUpdateSerializer, OwnerSerializer, "Update an owner")
     def partial_update(self, request, *args, **kwargs):
-        owner = self.get_object()
+        owner_id = self.visible_id()
         data = self.parse(OwnerUpdateSerializer)
-        return self.render(parties.owner_update(owner_id=owner.pk, changes=data))
+        return self.render(parties.owner_update(owner_id=owner_id, changes=data))
 
 
 class VendorViewSet(AuditTrailMixin, JobcostViewSet):
@@ -60,6 +60,6 @@ class VendorViewSet(AuditTrailMixin, JobcostViewSet):
 
     @update_doc(VendorUpdateSerializer, VendorSerializer, "Update a vendor")
     def partial_update(self, request, *args, **kwargs):
-        vendor = self.get_object()
+        vendor_id = self.visible_id()
         data = self.parse(VendorUpdateSerializer)
-        return self.render(parties.vendor_update(vendor_id=vendor.pk, changes=data))
+        return self.render(parties.vendor_update(vendor_id=vendor_id, changes=data))

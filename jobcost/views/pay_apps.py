@@ -76,9 +76,9 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        pay_app = self.get_object()
+        pay_app_id = self.visible_id()
         data = self.parse(PayAppUpdateSerializer)
-        return self.render(pay_apps.pay_app_update(pay_app_id=pay_app.pk, **data))
+        return self.render(pay_apps.pay_app_update(pay_app_id=pay_app_id, **data))
 
     @extend_schema(
         summary="List the pay app's G703 continuation-sheet rows",
@@ -132,9 +132,9 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         return renderer, media_type
 
     def _transition(self, service, body=EmptySerializer):
-        pay_app = self.get_object()
+        pay_app_id = self.visible_id()
         data = self.parse(body)
-        return self.render(service(pay_app_id=pay_app.pk, **data))
+        return self.render(service(pay_app_id=pay_app_id, **data))
 
     @action_doc(
         PayAppSerializer,

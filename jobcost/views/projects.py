@@ -57,6 +57,6 @@ class ProjectViewSet(BudgetImportUploadMixin, AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        project = self.get_object()
+        project_id = self.visible_id()
         data = self.parse(ProjectUpdateSerializer)
-        return self.render(projects.project_update(project_id=project.pk, changes=data))
+        return self.render(projects.project_update(project_id=project_id, changes=data))

@@ -50,9 +50,9 @@ class RfiViewSet(AuditTrailMixin, JobcostViewSet):
         },
     )
     def partial_update(self, request, *args, **kwargs):
-        rfi = self.get_object()
+        rfi_id = self.visible_id()
         data = self.parse(RfiUpdateSerializer)
-        return self.render(rfis.rfi_update(rfi_id=rfi.pk, changes=dict(data)))
+        return self.render(rfis.rfi_update(rfi_id=rfi_id, changes=dict(data)))
 
     @action_doc(
         RfiSerializer,
@@ -63,6 +63,6 @@ class RfiViewSet(AuditTrailMixin, JobcostViewSet):
     )
     @action(detail=True, methods=["post"])
     def close(self, request, *args, **kwargs):
-        rfi = self.get_object()
+        rfi_id = self.visible_id()
         self.parse(EmptySerializer)
-        return self.render(rfis.rfi_close(rfi_id=rfi.pk))
+        return self.render(rfis.rfi_close(rfi_id=rfi_id))
