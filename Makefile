@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 # host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
 export JOBCOST_ENV ?= development
 
-.PHONY: install var run migrate seed test lint format bench bench-reads bench-webhooks bench-bounds bench-writes bench-import fuzz clean
+.PHONY: install var run migrate seed test lint format bench bench-reads bench-webhooks bench-bounds bench-writes bench-import bench-soak fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,14 @@ bench-webhooks: migrate
 ## Needs PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and pgbench.
 bench-writes: migrate
 	$(BIN)/python manage.py bench_writes --clients $${CLIENTS:-8} --seconds $${SECONDS:-20}
+
+## bench-soak: the memory soak (README "Memory soak"): SECONDS (600) of reads, writes and webhook
+## deliveries against gunicorn (2 workers × 4 threads) and one Celery worker; prints each
+## process's RSS growth after the warm-up (the first 20 %) beside the 5 % ceiling, PASS or FAIL.
+## Needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+bench-soak: SECONDS ?= 600
+bench-soak: migrate
+	$(BIN)/python manage.py bench_soak --seconds $(SECONDS)
 
 ## bench-import: a clean 5,000-row budget file imported through the API (dry run, in the
 ## request, queued) beside a raw COPY of the same rows (docs/budget-import.md). Needs PostgreSQL.

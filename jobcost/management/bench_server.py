@@ -1,5 +1,5 @@
 """The benchmarks' production server: gunicorn with `config/gunicorn.conf.py` on a free
-loopback port (README "Benchmarks"), shared by `bench_reads` and `bench_writes`."""
+loopback port (README "Benchmarks"), shared by `bench_reads`, `bench_writes` and `bench_soak`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -24,12 +25,29 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass(frozen=True)
+class Server:
+    """A running gunicorn: its base URL (`http://127.0.0.1:<port>`) and its master's pid (the
+    workers are the master's children)."""
+
+    base: str
+    pid: int
+
+
 @contextmanager
 def gunicorn(app: str, env: dict[str, str]) -> Iterator[str]:
     """Serve the WSGI `app` (`config.wsgi:application`) with the repository's gunicorn config
     and `env` (GUNICORN_WORKERS, GUNICORN_THREADS, …) on a free loopback port; yields its base
     URL once it answers HTTP (30 s at most, else `CommandError`), stops it on exit. gunicorn's
     start and stop lines stay out of the report; its warnings and errors reach stderr."""
+    with gunicorn_server(app, env) as server:
+        yield server.base
+
+
+@contextmanager
+def gunicorn_server(app: str, env: dict[str, str]) -> Iterator[Server]:
+    """`gunicorn`, yielding the `Server` (base URL and master pid) instead of the URL alone;
+    the same start (30 s at most, else `CommandError`) and stop."""
     port = free_port()
     env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
     command = [
@@ -55,7 +73,7 @@ def gunicorn(app: str, env: dict[str, str]) -> Iterator[str]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise CommandError(f"gunicorn {app} did not start") from None
                 time.sleep(0.2)
-        yield base
+        yield Server(base, process.pid)
     finally:
         process.terminate()
         process.wait(timeout=60)
