@@ -71,7 +71,7 @@ from jobcost.services.invoices import invoice_approve, invoice_create, invoice_u
 from jobcost.services.parties import owner_create, vendor_create
 from jobcost.services.projects import project_create
 from webhooks import services
-from webhooks.management.commands.bench_webhooks import Receiver, database_url
+from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
 ACCOUNT = "Bench Soak"

@@ -34,11 +34,8 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import quote
 
 import httpx
 from celery import current_app as celery_app
@@ -54,6 +51,7 @@ from jobcost.services.parties import owner_create
 from jobcost.services.projects import project_create
 from webhooks import services, signing
 from webhooks.lanes import PRODUCTION_WORKERS
+from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.outbox import event_record
 from webhooks.versions import render_payload
@@ -65,66 +63,6 @@ TIMEOUT_SECONDS = 900
 # The isolation scenario (README "Running workers", tests/webhooks/test_isolation.py).
 SLOW_ANSWER_SECONDS = 9.0
 SLOW_QUEUED = 20
-
-
-class Receiver:
-    """A loopback HTTP/1.1 server (keep-alive) that answers every POST 200, after `delay`
-    seconds, and counts them."""
-
-    def __init__(self, delay: float = 0.0) -> None:
-        self.count = 0
-        self.ids: set[str] = set()
-        lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # One write per response, sent at once: headers and body written apart would
-            # wait on Nagle's algorithm and the client's delayed ACK (40 ms a request).
-            disable_nagle_algorithm = True
-            wbufsize = 64 * 1024
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with lock:
-                    receiver.count += 1
-                    receiver.ids.add(self.headers.get("webhook-id", ""))
-                if delay:
-                    time.sleep(delay)
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-
-    def reset(self) -> None:
-        self.count = 0
-        self.ids = set()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def database_url() -> str:
-    """The URL of the database this process uses (under pytest, the test database), for the
-    worker processes."""
-    db = connection.settings_dict
-    password = f":{quote(db['PASSWORD'], safe='')}" if db.get("PASSWORD") else ""
-    user = quote(db.get("USER") or "", safe="")
-    host = db.get("HOST") or "127.0.0.1"
-    return f"postgres://{user}{password}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 class Workers:
