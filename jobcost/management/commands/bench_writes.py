@@ -40,16 +40,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audit.context import SYSTEM, acting_as
+from jobcost.management.bench_job import bench_job
 from jobcost.management.bench_server import gunicorn
-from jobcost.models import Account, Commitment, Invoice
+from jobcost.models import Account, Invoice
 from jobcost.services.api_keys import account_get_or_create, api_key_create
-from jobcost.services.commitments import commitment_create, commitment_execute
-from jobcost.services.cost_codes import cost_code_create
-from jobcost.services.parties import owner_create, vendor_create
-from jobcost.services.projects import project_create
 
 ACCOUNT = "Bench Writes"
-COMMITMENT = 10**11  # cents: room for every invoice of a run
 INVOICE = 100  # cents per invoice
 PGBENCH_SCRIPT = """\
 \\set n random(1, 1000000000)
@@ -59,38 +55,6 @@ INSERT INTO bench_writes_log (n) VALUES (:n);
 UPDATE bench_writes_hot SET n = n + 1 WHERE id = 1;
 COMMIT;
 """
-
-
-def _job(account: Account) -> tuple[Commitment, str]:
-    """A fresh active project with one cost code and an executed commitment; returns the
-    commitment and the cost code's ID."""
-    tag = uuid.uuid4().hex[:8]
-    owner = owner_create(account_id=account.pk, name="Bench Owner")
-    vendor = vendor_create(account_id=account.pk, name=f"Bench Vendor {tag}")
-    project = project_create(
-        account_id=account.pk,
-        number=f"W-{tag}",
-        name="Write bench",
-        owner=owner,
-        contract_amount=COMMITMENT * 2,
-        status="active",
-    )
-    code = cost_code_create(
-        project=project,
-        code="01-000",
-        name="General",
-        cost_type="subcontract",
-        scheduled_value=COMMITMENT * 2,
-        budget_amount=COMMITMENT * 2,
-    )
-    commitment = commitment_create(
-        project=project,
-        vendor=vendor,
-        type="subcontract",
-        original_amount=COMMITMENT,
-        cost_code=code,
-    )
-    return commitment_execute(commitment_id=commitment.pk), code.pk
 
 
 class Cycle:
@@ -244,9 +208,11 @@ class Command(BaseCommand):
                 rate_limit_per_second=1_000_000, rate_limit_burst=1_000_000
             )
             _key, secret = api_key_create(account=account, role="admin", name="bench writes")
-            commitment, code = _job(account)
-            probe_commitment, probe_code = _job(account)
-        counts = _queries_per_request(secret, probe_commitment.pk, probe_code)
+            _project, commitment, code = bench_job(account, label="Write bench", prefix="W")
+            _project, probe_commitment, probe_code = bench_job(
+                account, label="Write bench", prefix="W"
+            )
+        counts = _queries_per_request(secret, probe_commitment.pk, probe_code.pk)
         env = {
             **os.environ,
             "GUNICORN_WORKERS": "2",
@@ -254,7 +220,7 @@ class Command(BaseCommand):
             "GUNICORN_ACCESS_LOG": "off",
         }
         with gunicorn("config.wsgi:application", env) as base:
-            cycles = [Cycle(base, secret, commitment.pk, code) for _ in range(clients)]
+            cycles = [Cycle(base, secret, commitment.pk, code.pk) for _ in range(clients)]
             elapsed = _drive(cycles, warmup=2.0, seconds=seconds)
         commitment.refresh_from_db()
         approved_sum = sum(

@@ -61,15 +61,12 @@ from django.db import connection
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM, acting_as
+from jobcost.management.bench_job import bench_job
 from jobcost.management.bench_server import gunicorn_server
 from jobcost.management.rss import Growth, Sampler, assess
 from jobcost.models import Account, Commitment, CostCode, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
-from jobcost.services.commitments import commitment_create, commitment_execute
-from jobcost.services.cost_codes import cost_code_create
 from jobcost.services.invoices import invoice_approve, invoice_create, invoice_update
-from jobcost.services.parties import owner_create, vendor_create
-from jobcost.services.projects import project_create
 from webhooks import services
 from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
@@ -78,7 +75,6 @@ ACCOUNT = "Bench Soak"
 DESCRIPTION = "bench_soak"
 CEILING_PERCENT = 5.0
 WARMUP_FRACTION = 0.2
-COMMITMENT = 10**11  # cents: room for every invoice of a run
 INVOICE = 100  # cents per invoice the writers create
 SEED_AMOUNT = 1_000_00  # cents per seeded invoice
 LIST_LIMIT = 100
@@ -90,34 +86,7 @@ def _project(account: Account, invoices: int) -> tuple[Project, Commitment, Cost
     """A fresh active project with one cost code and an executed commitment, holding
     `invoices` coded invoices (every other one approved), so that the list reads a full page
     from the first request. Returns the project, the commitment and the cost code."""
-    tag = uuid.uuid4().hex[:8]
-    owner = owner_create(account_id=account.pk, name="Soak Owner")
-    vendor = vendor_create(account_id=account.pk, name=f"Soak Vendor {tag}")
-    project = project_create(
-        account_id=account.pk,
-        number=f"SOAK-{tag}",
-        name="Memory soak",
-        owner=owner,
-        contract_amount=COMMITMENT * 2,
-        status="active",
-    )
-    code = cost_code_create(
-        project=project,
-        code="01-000",
-        name="General",
-        cost_type="subcontract",
-        scheduled_value=COMMITMENT * 2,
-        budget_amount=COMMITMENT * 2,
-    )
-    commitment = commitment_execute(
-        commitment_id=commitment_create(
-            project=project,
-            vendor=vendor,
-            type="subcontract",
-            original_amount=COMMITMENT,
-            cost_code=code,
-        ).pk
-    )
+    project, commitment, code = bench_job(account, label="Memory soak", prefix="SOAK")
     day = datetime.date(2026, 1, 1)
     for n in range(invoices):
         invoice = invoice_create(
