@@ -10,6 +10,8 @@ healthy endpoint's delivery. The queue names are settings (`WEBHOOKS_QUEUE`,
 
 from __future__ import annotations
 
+import sys
+
 from django.conf import settings
 
 FAST = "fast"
@@ -44,3 +46,27 @@ PRODUCTION_WORKERS = {
     "main": (("celery", "webhooks"), ("--pool", "threads", "--concurrency", "16")),
     "slow": (("webhooks-slow",), ("--pool", "threads", "--concurrency", "8")),
 }
+
+
+def worker_argv(queues: list[str], pool: tuple[str, ...], node: str) -> list[str]:
+    """The command line of one Celery worker process of this project on `queues` (their
+    names), with `pool` (as in PRODUCTION_WORKERS) and node name `node` (`name@%h`): warnings
+    only, and no gossip, mingle or heartbeat (nothing here reads them). For the processes the
+    benchmarks and tests start as production runs them."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--loglevel=WARNING",
+        *pool,
+        "-Q",
+        ",".join(queues),
+        "-n",
+        node,
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]

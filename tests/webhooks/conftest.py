@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -21,7 +20,7 @@ from config.celery import app as celery_app
 from tests.waiting import until
 from tests.webhooks import resolvers
 from tests.webhooks.receiver import Receiver
-from webhooks.lanes import PRODUCTION_WORKERS
+from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
 
 
 @pytest.fixture(autouse=True)
@@ -70,23 +69,7 @@ class Workers:
 
     def _spawn(self, name: str) -> None:
         queues, pool = PRODUCTION_WORKERS[name.rstrip("0123456789")]
-        args = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=WARNING",
-            *pool,
-            "-Q",
-            ",".join(self.queues[q] for q in queues),
-            "-n",
-            f"{self.queue}-{name}@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
+        args = worker_argv([self.queues[q] for q in queues], pool, f"{self.queue}-{name}@%h")
         # A file, not a pipe nobody reads (a full pipe would block the worker).
         with open(self.logs / f"{name}.log", "ab") as log:
             self.processes.append(

@@ -46,7 +46,6 @@ import datetime
 import logging
 import os
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -68,6 +67,7 @@ from jobcost.models import Account, Commitment, CostCode, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 from jobcost.services.invoices import invoice_approve, invoice_create, invoice_update
 from webhooks import services
+from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
 from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
@@ -199,26 +199,7 @@ class Worker:
 
     def __init__(self, queues: dict[str, str], env: dict[str, str], log) -> None:
         self.node = f"{queues['celery']}-main"
-        args = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=WARNING",
-            "--pool",
-            "threads",
-            "--concurrency",
-            "16",
-            "-Q",
-            ",".join(queues.values()),
-            "-n",
-            f"{self.node}@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
+        args = worker_argv(list(queues.values()), PRODUCTION_WORKERS["main"][1], f"{self.node}@%h")
         self.process = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
             args, env=env, stdout=log, stderr=subprocess.STDOUT
         )

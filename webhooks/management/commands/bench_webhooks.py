@@ -33,7 +33,6 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import time
 import uuid
 
@@ -50,7 +49,7 @@ from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create
 from jobcost.services.projects import project_create
 from webhooks import services, signing
-from webhooks.lanes import PRODUCTION_WORKERS
+from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
 from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.outbox import event_record
@@ -87,23 +86,7 @@ class Workers:
         logs.mkdir(parents=True, exist_ok=True)
         for name in [f"main{n}" for n in range(count)] + ["slow"]:
             lanes, pool = PRODUCTION_WORKERS[name.rstrip("0123456789")]
-            args = [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel=WARNING",
-                *pool,
-                "-Q",
-                ",".join(queues[lane] for lane in lanes),
-                "-n",
-                f"{self.queue}-{name}@%h",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ]
+            args = worker_argv([queues[lane] for lane in lanes], pool, f"{self.queue}-{name}@%h")
             with open(logs / f"worker-{name}.log", "ab") as log:
                 self.processes.append(
                     subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
