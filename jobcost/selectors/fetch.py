@@ -117,11 +117,14 @@ def _prefetch_list(objects: list[Model], lookup: Any) -> bool:
     grouped: dict[Any, list] = {key: [] for key in keys}
     for child in children:
         grouped[child.__dict__[field.attname]].append(child)
-    set_parent, is_cached = field.set_cached_value, field.is_cached
+    cache_name = field.cache_name
     for obj in objects:
         found = grouped[obj.pk]
         for child in found:
-            if not is_cached(child):
-                set_parent(child, obj)
+            cache = child._state.__dict__.get("fields_cache")
+            if cache is None:
+                child._state.fields_cache = {cache_name: obj}
+            elif cache_name not in cache:  # unless select_related loaded it, as Django does
+                cache[cache_name] = obj
         setattr(obj, lookup.to_attr, found)
     return True
