@@ -13,6 +13,7 @@ from django.utils.module_loading import import_string
 from jobcost.api.output import render_many
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
+from jobcost.selectors.fetch import fetch
 
 MAX_DEPTH = 2
 
@@ -78,7 +79,7 @@ def expand(items: list[dict], paths: list[list[str]], serializer_class, view) ->
         if not ids:
             continue
         queryset = target.selector(view.scope).filter(pk__in=ids)
-        objects = list(queryset)
+        objects = fetch(queryset)
         context = {"view": view, "request": view.request}
         rendered = {
             obj.pk: data

@@ -5,6 +5,7 @@ timestamps and dates parsed in Python so that nothing PostgreSQL would refuse re
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 
 import django_filters
@@ -106,6 +107,11 @@ class JobcostFilterSet(django_filters.FilterSet):
     created__gte = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created__lt = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
+    def get_form_class(self):
+        """The form of this FilterSet class, built once per class (`_form_class`): django-filter
+        builds a new form class for every request, a third of a list's filtering time."""
+        return _form_class(type(self))
+
     @classmethod
     def get_filters(cls):
         filters = super().get_filters()
@@ -114,6 +120,14 @@ class JobcostFilterSet(django_filters.FilterSet):
             match = _BRACKETED.match(name)
             renamed[f"{match['field']}[{match['op']}]" if match else name] = value
         return renamed
+
+
+@functools.cache
+def _form_class(filterset_class: type[JobcostFilterSet]) -> type[forms.Form]:
+    """The form django-filter's `get_form_class` builds for a FilterSet, from its class-level
+    filters' form fields (each request's form deep-copies them, as any Django form does)."""
+    fields = {name: filter_.field for name, filter_ in filterset_class.base_filters.items()}
+    return type(f"{filterset_class.__name__}Form", (filterset_class._meta.form,), fields)
 
 
 class ProjectChildFilterSet(JobcostFilterSet):

@@ -35,11 +35,11 @@ from django.conf import settings
 from django.db.models import Manager
 from django.utils import timezone
 from rest_framework import serializers
-from rest_framework.fields import SkipField
 from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 
 from jobcost.api.fields import CentsField, HoursField, PercentField
+from jobcost.api.row_code import FieldPlan, row_function
 from jobcost.api.serializers import AuditTrailField, ConstField
 
 # row, per-call state (context and method-field serializer) → the row's dict.
@@ -247,26 +247,59 @@ def compile_serializer(serializer_class) -> RowFunction:
     """The row function of a serializer class: `function(row, call) -> dict`, the same dict
     `.data` gives. Built once per class; its fields are the readable ones of one template
     instance, in declared order. Raises `NotCompilable` for a class (or a nested one) that
-    overrides `to_representation`; `is_compiled` says which."""
+    overrides `to_representation`; `is_compiled` says which.
+
+    Rows of each type get their own function, generated on the first row of that type
+    (`jobcost.api.row_code`): a field read from a model's column is read from the instance's
+    `__dict__` and converted inline; every other field calls its compiled function."""
     if not _is_compilable(serializer_class):
         raise NotCompilable(serializer_class.__name__)
     template = serializer_class()
     plan = [
-        (name, _compile_field(field, serializer_class))
+        FieldPlan(name, _compile_field(field, serializer_class), *_inline(field))
         for name, field in template.fields.items()
         if not field.write_only
     ]
+    by_type: dict[type, RowFunction] = {}
 
     def render(row, call: _Call) -> dict:
-        out = {}
-        for name, value in plan:
-            try:
-                out[name] = value(row, call)
-            except SkipField:
-                continue
-        return out
+        function = by_type.get(row.__class__)
+        if function is None:
+            function = by_type[row.__class__] = row_function(plan, row.__class__)
+        return function(row, call)
 
     return render
+
+
+def _inline(field) -> tuple[str | None, str | None, Callable | None]:
+    """(column name, conversion kind, conversion) of a field a generated row function may
+    read straight from a model instance's `__dict__`, else (None, None, None). Kinds: `str`,
+    `int`, `date` (ISO), `datetime` (the strftime format of `_datetime_converter`) and `call`
+    (a value-only conversion, `_converter`)."""
+    kind = type(field)
+    if field.source == "*" or len(field.source_attrs) != 1:
+        return None, None, None
+    if kind in (ConstField, AuditTrailField, serializers.SerializerMethodField):
+        return None, None, None
+    name = field.source_attrs[0]
+    if kind is serializers.CharField:
+        return name, "str", str
+    if kind is CentsField or kind is serializers.IntegerField:
+        return name, "int", int
+    if kind is serializers.DateTimeField:
+        convert = _datetime_converter(field)
+        output_format = getattr(field, "format", api_settings.DATETIME_FORMAT)
+        fast = isinstance(output_format, str) and output_format.lower() != "iso-8601"
+        fast = fast and not hasattr(field, "timezone") and settings.USE_TZ
+        return (name, "datetime", (output_format, convert)) if fast else (None, None, None)
+    if kind is serializers.DateField:
+        output_format = getattr(field, "format", api_settings.DATE_FORMAT)
+        if isinstance(output_format, str) and output_format.lower() == "iso-8601":
+            return name, "date", field.to_representation
+    convert = _converter(field)
+    if convert is not None:
+        return name, "call", convert
+    return None, None, None
 
 
 @functools.cache

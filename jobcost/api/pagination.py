@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
+from jobcost.selectors.fetch import fetch
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -103,7 +104,7 @@ class CursorPagination(BasePagination):
             queryset = queryset.filter(
                 after(keys, decode_cursor(cursor, scope, len(keys)), ascending)
             )
-        rows = list(queryset[: limit + 1])
+        rows = fetch(queryset[: limit + 1])
         self.has_more = len(rows) > limit
         rows = rows[:limit]
         last = rows[-1] if rows else None

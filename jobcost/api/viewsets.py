@@ -28,7 +28,7 @@ from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
-from jobcost.selectors import fresh
+from jobcost.selectors import fetch, fresh
 from jobcost.services.common import all_or_nothing
 
 WRITE_METHODS = ("POST", "PATCH")
@@ -273,7 +273,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
         pk = self.kwargs.get("pk", "")
         obj = None
         if has_prefix(pk, self.id_prefix):
-            obj = self.get_queryset().filter(pk=pk).first()
+            obj = self.read_object(pk)
         if obj is None:
             raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
         return obj
@@ -289,6 +289,24 @@ class JobcostViewSet(viewsets.GenericViewSet):
         if found is None:
             raise NotFound(f"No such {self.serializer_class.object_name}: '{pk}'.", param="id")
         return found
+
+    def read_object(self, pk: str):
+        """`get_queryset().filter(pk=pk).first()`; for a viewset that reads through its
+        resource's selector, with the SQL compiled once per selector and scope shape
+        (`jobcost.selectors.fetch.first`)."""
+        if type(self).get_queryset is not JobcostViewSet.get_queryset:
+            return self.get_queryset().filter(pk=pk).first()
+        selector, ids = self.serializer_class.selector, self.scope.project_ids
+        key = (selector, None if ids is None else len(ids))
+        return fetch.first(
+            key,
+            lambda account_id, project_ids, pk: selector(
+                Scope(account_id, None if project_ids is None else frozenset(project_ids))
+            ).filter(pk=pk),
+            account_id=self.scope.account_id,
+            project_ids=ids,
+            pk=pk,
+        )
 
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
         """Validate the body (shape and types only); returns validated data. Only an

@@ -174,3 +174,19 @@ def test_a_field_reads_the_context_of_its_call_never_a_shared_one(demo):
     fresh = render_one(serializer_class, pay_app, {})
     assert_same(fresh, dict(serializer_class(pay_app, context={}).data), pay_app.pk)
     assert fresh["contract_sum_to_date"] > 1
+
+
+def test_rows_of_other_types_and_deferred_columns_render_as_drf(demo):
+    """The row function generated for a model reads its columns from `__dict__`; a deferred
+    column (absent there) and a row that is no model instance go through the field's own
+    function, as DRF reads them."""
+    key, _api = demo
+    serializer_class = RESOURCES["owner"].serializer_class
+    owner = RESOURCES["owner"].selector(Scope.for_key(key)).defer("name", "created_at").first()
+    drf = dict(serializer_class(owner, context={}).data)
+    owner = RESOURCES["owner"].selector(Scope.for_key(key)).defer("name", "created_at").first()
+    assert_same(render_one(serializer_class, owner), drf, owner.pk)
+    plain = SimpleNamespace(**{**owner.__dict__, "name": "Plain", "pk": owner.pk})
+    assert_same(
+        render_one(serializer_class, plain), dict(serializer_class(plain).data), "namespace"
+    )

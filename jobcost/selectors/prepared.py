@@ -1,0 +1,116 @@
+"""A queryset's SQL compiled once per shape and re-run with other values (issue 13).
+
+Compiling a queryset to SQL costs Django more CPU than PostgreSQL spends running a project's
+retrieve (its three rollup subqueries are compiled anew for every request). `instances(key,
+build, **values)` reads `build(**values)` (`first=True`: what `.first()` reads), but `build`
+runs once per `key`, with a unique placeholder string in place of every value (a collection
+of n values gets n); its SQL and `instances.Plan` are kept, and later calls put their values
+where the placeholders were.
+
+`key` must name everything the queryset's shape depends on besides `values` — the builder and
+the number of values in each collection — and `build` may use `values` only as filter
+values (never read the database or branch on them). A build in which a placeholder is found
+anywhere but as a whole SQL parameter (in the SQL's text, inside another parameter, in a
+prefetch), or a queryset `Plan` cannot build, is never kept: for those keys `instances`
+returns None and the caller reads the queryset itself. Values are strings, collections of
+strings (order does not matter: they fill an `IN`), or None, which is passed to `build` as
+it is (so `key` must say which values are None). tests/jobcost/selectors/test_fetch.py
+compares the SQL and rows with the ORM's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Hashable
+from dataclasses import dataclass
+
+from django.core.exceptions import EmptyResultSet
+from django.db.models import Model, Prefetch, QuerySet
+
+from jobcost.selectors.instances import Plan, Unsupported, check_queryset, run
+
+Value = str | Collection[str] | None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    sql: str
+    params: tuple
+    # (index in params, value name, index in that value's sorted collection or None)
+    slots: tuple[tuple[int, str, int | None], ...]
+    plan: Plan
+    lookups: tuple
+    db: str
+
+
+_UNPREPARABLE = object()
+_cache: dict[Hashable, _Prepared | object] = {}
+
+
+def _placeholders(values: dict[str, Value]) -> tuple[dict, dict[str, tuple[str, int | None]]]:
+    arguments, names = {}, {}
+    for name, value in values.items():
+        if value is None:
+            arguments[name] = None
+        elif isinstance(value, str):
+            mark = f"⟪prepared:{name}⟫"
+            arguments[name], names[mark] = mark, (name, None)
+        else:
+            marks = [f"⟪prepared:{name}:{i}⟫" for i in range(len(value))]
+            arguments[name] = marks
+            names.update({mark: (name, i) for i, mark in enumerate(marks)})
+    return arguments, names
+
+
+def first_queryset(queryset: QuerySet) -> QuerySet:
+    """What `QuerySet.first()` reads: the first row by the queryset's order, else by pk."""
+    return (queryset if queryset.ordered else queryset.order_by("pk"))[:1]
+
+
+def _marked(texts) -> bool:
+    return any("⟪prepared:" in text for text in texts)
+
+
+def _prepare(build: Callable[..., QuerySet], first: bool, values: dict[str, Value]):
+    arguments, names = _placeholders(values)
+    queryset = build(**arguments)
+    if first:
+        queryset = first_queryset(queryset)
+    try:
+        check_queryset(queryset)
+        lookups = tuple(queryset._prefetch_related_lookups)
+        for lookup in lookups:
+            if isinstance(lookup, Prefetch) and lookup.queryset is not None:
+                inner_sql, inner_params = lookup.queryset.query.sql_with_params()
+                if _marked([inner_sql, *map(repr, inner_params)]):
+                    raise Unsupported("a value in a prefetch")
+        db = queryset.db
+        compiler = queryset.query.get_compiler(using=db)
+        sql, params = compiler.as_sql()
+        plan = Plan(compiler, db)
+    except (Unsupported, EmptyResultSet):
+        return _UNPREPARABLE
+    slots = [(i, *names[p]) for i, p in enumerate(params) if isinstance(p, str) and p in names]
+    # A mark found anywhere but as a whole parameter was transformed (`%mark%`) or inlined.
+    taken = {slot[0] for slot in slots}
+    if _marked([sql, *(repr(p) for i, p in enumerate(params) if i not in taken)]):
+        return _UNPREPARABLE
+    return _Prepared(sql, tuple(params), tuple(slots), plan, lookups, db)
+
+
+def instances(
+    key: Hashable, build: Callable[..., QuerySet], *, first: bool = False, **values: Value
+) -> tuple[list[Model], tuple] | None:
+    """The instances `build(**values)` reads (with `first`, at most the one `.first()`
+    reads) and the queryset's prefetch lookups, still to run on them; None when this `key`
+    cannot be prepared (see the module's docstring)."""
+    prepared = _cache.get(key)
+    if prepared is None:
+        prepared = _cache[key] = _prepare(build, first, values)
+    if prepared is _UNPREPARABLE:
+        return None
+    params = list(prepared.params)
+    ordered = {n: sorted(v) for n, v in values.items() if not isinstance(v, str | None)}
+    for index, name, position in prepared.slots:
+        params[index] = values[name] if position is None else ordered[name][position]
+    rows = run(prepared.sql, params, prepared.db)
+    return prepared.plan.instances(rows), prepared.lookups

@@ -1,0 +1,130 @@
+"""`fetch` (jobcost/selectors/fetch.py) reads what `list(queryset)` reads — the same instances
+in the same order, the same field values, annotations, `select_related` objects and prefetched
+relations, with the same number of queries — and `fetch.first` what `.first()` reads, from SQL
+compiled once per shape (jobcost/selectors/prepared.py) that is the ORM's SQL."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from django.db import connection
+from django.db.models import Model
+from django.db.models.signals import post_init
+from django.test.utils import CaptureQueriesContext
+
+from jobcost.demo.loader import demo_job_load
+from jobcost.models import Invoice, Project
+from jobcost.resources import RESOURCES
+from jobcost.scope import Scope
+from jobcost.selectors import fetch, prepared
+from tests.shared import rows_for_the_module
+
+
+@pytest.fixture(scope="module")
+def shared_demo(django_db_setup, django_db_blocker):
+    """The demo job (every kind of record), built once for the module."""
+    with rows_for_the_module(django_db_blocker):
+        demo_job_load()
+        yield Project.objects.get(number="2026-014")
+
+
+@pytest.fixture
+def project(shared_demo, db):
+    return shared_demo
+
+
+def state(obj, depth: int = 0):
+    """An instance's loaded values, its cached relations and prefetched lists, compared by
+    value two levels down (a child's cached parent by its pk, so no cycle)."""
+    if not isinstance(obj, Model):
+        return obj
+    if depth > 1:
+        return (type(obj).__name__, obj.pk)
+    values = {"type": type(obj).__name__, "adding": obj._state.adding, "db": obj._state.db}
+    for name, value in obj.__dict__.items():
+        if name == "_state":
+            continue
+        if name == "_prefetched_objects_cache":
+            value = {k: [state(o, depth + 1) for o in v] for k, v in value.items()}
+        elif isinstance(value, list):
+            value = [state(item, depth + 1) for item in value]
+        values[name] = value
+    cache = obj._state.__dict__.get("fields_cache", {})
+    values["cached"] = {name: state(value, depth + 1) for name, value in cache.items()}
+    return values
+
+
+def _scopes(project):
+    return [Scope(project.account_id), Scope(project.account_id, frozenset({project.pk}))]
+
+
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_fetch_reads_what_list_reads_with_as_many_queries(project, name):
+    selector = RESOURCES[name].selector
+    for scope in _scopes(project):
+        queryset = selector(scope).order_by("-created_at", "-id")[:101]
+        with CaptureQueriesContext(connection) as django_queries:
+            expected = [state(obj) for obj in queryset.all()]
+        with CaptureQueriesContext(connection) as fetch_queries:
+            got = [state(obj) for obj in fetch.fetch(queryset.all())]
+        assert got == expected, name
+        assert len(fetch_queries) == len(django_queries), name
+
+
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_first_reads_what_first_reads_from_the_orms_sql(project, name):
+    selector = RESOURCES[name].selector
+
+    def build(account_id, project_ids, pk):
+        ids = None if project_ids is None else frozenset(project_ids)
+        return selector(Scope(account_id, ids)).filter(pk=pk)
+
+    for scope in _scopes(project):
+        ids = scope.project_ids
+        key = ("test", selector, None if ids is None else len(ids))
+        pks = [*selector(scope).values_list("pk", flat=True)[:5], "nope_1"]
+        for pk in pks:
+            expected = selector(scope).filter(pk=pk).first()
+            got = fetch.first(key, build, account_id=scope.account_id, project_ids=ids, pk=pk)
+            assert state(got) == state(expected), (name, pk)
+        kept = prepared._cache[key]
+        orm = prepared.first_queryset(build(scope.account_id, ids, pks[0]))
+        sql, params = orm.query.sql_with_params()
+        filled = list(kept.params)
+        for index, value_name, position in kept.slots:
+            value = {"account_id": scope.account_id, "pk": pks[0]}.get(value_name)
+            filled[index] = value if position is None else sorted(ids)[position]
+        assert (kept.sql, Counter(map(repr, filled))) == (sql, Counter(map(repr, params)))
+
+
+def test_a_value_the_sql_transforms_is_never_prepared(db):
+    def build(name):
+        return Project.objects.filter(name__icontains=name)
+
+    assert prepared.instances(("test", "icontains"), build, name="x") is None
+    assert fetch.first(("test", "icontains"), build, name="no such name") is None
+
+
+def test_a_model_with_init_receivers_is_read_by_django(project):
+    def receiver(sender, instance, **kwargs):
+        instance.seen = True
+
+    post_init.connect(receiver, sender=Project)
+    try:
+        (read,) = fetch.fetch(Project.objects.filter(pk=project.pk))
+        invoices = fetch.fetch(Invoice.objects.select_related("project")[:1])
+    finally:
+        post_init.disconnect(receiver, sender=Project)
+    assert read.seen
+    assert all(invoice.project.seen for invoice in invoices)
+
+
+def test_values_and_evaluated_querysets_are_read_by_django(project):
+    rows = Project.objects.filter(pk=project.pk).values("number")
+    assert fetch.fetch(rows) == [{"number": project.number}]
+    evaluated = Project.objects.filter(pk=project.pk)
+    list(evaluated)
+    with CaptureQueriesContext(connection) as queries:
+        assert fetch.fetch(evaluated) == [project]
+    assert len(queries) == 0
