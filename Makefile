@@ -48,7 +48,7 @@ run: seed
 ## REDIS_URL are set; each worker gets its own database and Redis database.
 TEST_WORKERS ?= 2
 test: install
-	$(BIN)/pytest -n $(TEST_WORKERS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: install
 	$(BIN)/ruff check .
