@@ -23,13 +23,14 @@ import json
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection
 from django.http import HttpResponse
 from django.utils import timezone
 
 from jobcost.error_codes import IdempotencyErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import IdempotencyRecord
+from jobcost.services.common import advisory_lock_id
 
 HEADER = "Idempotency-Key"
 
@@ -57,29 +58,28 @@ def body_sha256(data) -> str:
 
 
 RECORD_FIELDS = [f for f in IdempotencyRecord._meta.concrete_fields]
+# PostgreSQL's SQLSTATE for a lock not taken within `lock_timeout`.
+LOCK_NOT_AVAILABLE = "55P03"
 
 
-def _lock_id(api_key_id: str, key: str) -> int:
-    digest = hashlib.sha256(f"{api_key_id}\x00{key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def try_lock(api_key_id: str, key: str) -> bool:
-    """Take the transaction-scoped advisory lock for this (API key, key); False if held."""
-    if connection.vendor != "postgresql":
-        return True
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_lock_id(api_key_id, key)])
-        return bool(cursor.fetchone()[0])
+# How long a failed request waits for a twin holding its key before storing its error; past
+# it the answer is 409 `idempotency_key_in_use` (retry), never a request held indefinitely.
+LOCK_WAIT = "5s"
 
 
 def wait_lock(api_key_id: str, key: str) -> None:
-    """Take the transaction-scoped advisory lock for this (API key, key), waiting for a twin
-    that holds it to finish."""
+    """Take the transaction-scoped advisory lock for this (API key, key), waiting up to
+    LOCK_WAIT for a twin that holds it to finish; 409 `idempotency_key_in_use` past it."""
     if connection.vendor != "postgresql":
         return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_lock_id(api_key_id, key)])
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [advisory_lock_id(api_key_id, key)])
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+            raise in_use() from exc
+        raise
 
 
 def lock_and_find(api_key_id: str, key: str) -> tuple[bool, IdempotencyRecord | None]:
@@ -97,7 +97,7 @@ def lock_and_find(api_key_id: str, key: str) -> tuple[bool, IdempotencyRecord | 
         f"AND r.{connection.ops.quote_name('key')} = %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [_lock_id(api_key_id, key), api_key_id, key])
+        cursor.execute(sql, [advisory_lock_id(api_key_id, key), api_key_id, key])
         locked, *values = cursor.fetchone()
     if not locked:
         return False, None

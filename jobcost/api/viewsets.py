@@ -203,6 +203,11 @@ class JobcostViewSet(viewsets.GenericViewSet):
             return response
         with transaction.atomic():
             idempotency.wait_lock(api_key_id, key)
+            # The rollback restored an expired record this request had deleted: `find`
+            # deletes it again (and returns a live one a twin stored meanwhile).
+            twin = idempotency.find(api_key_id, key)
+            if twin is not None:
+                return self.replay(twin, request.method, request.path, sha)
             body = self.body_to_store(response.content.decode())
             if idempotency.store(response=response, body=body, **stored):
                 return response

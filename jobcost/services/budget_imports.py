@@ -17,7 +17,6 @@ Lock order: the import's advisory lock, then the project (inside `cost_codes_cre
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable
 from datetime import timedelta
@@ -31,7 +30,7 @@ from audit.context import Actor, acting_as, current_actor
 from jobcost.budget_files import COLUMN_OF, MONEY_KEYS, FileRefused, parse_budget_file
 from jobcost.errors import ApiError, InvalidRequest
 from jobcost.models import BudgetImport, BudgetImportStatus, Project
-from jobcost.services.common import ensure_project_open, not_allowed
+from jobcost.services.common import ensure_project_open, not_allowed, try_advisory_lock
 from jobcost.services.cost_codes import RowsRefused, cost_codes_check_many, cost_codes_create_many
 
 logger = logging.getLogger("jobcost.budget_imports")
@@ -171,7 +170,7 @@ def budget_import_run(*, import_id: str) -> str:
     Emits: audit budget_line.created, cost_code.created; events cost_code.created.
     """
     with transaction.atomic():
-        if not _try_lock(import_id):
+        if not try_advisory_lock("budget_import", import_id):
             return "locked"
         budget_import = BudgetImport.objects.get(pk=import_id)
         if budget_import.finished:
@@ -191,17 +190,6 @@ def budget_import_run(*, import_id: str) -> str:
         finally:
             progress.close()
     return budget_import.status
-
-
-def _try_lock(import_id: str) -> bool:
-    if connection.vendor != "postgresql":
-        return True
-    digest = hashlib.sha256(f"budget_import\x00{import_id}".encode()).digest()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)]
-        )
-        return bool(cursor.fetchone()[0])
 
 
 class _ProgressWriter:

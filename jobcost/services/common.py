@@ -4,6 +4,7 @@ audited saves."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -282,3 +283,20 @@ def next_number(taken: set[str], prefix: str) -> str:
     while f"{prefix}-{n:03d}" in taken:
         n += 1
     return f"{prefix}-{n:03d}"
+
+
+def advisory_lock_id(*parts: str) -> int:
+    """The signed 64-bit PostgreSQL advisory-lock ID of `parts` (the first 8 bytes of the
+    SHA-256 of the parts joined by NUL): ("budget_import", id), (API key ID, Idempotency-Key)."""
+    digest = hashlib.sha256("\x00".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def try_advisory_lock(*parts: str) -> bool:
+    """Take the transaction-scoped advisory lock of `parts` without waiting; False when
+    another transaction holds it. True on SQLite, which has none (it serializes writers)."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [advisory_lock_id(*parts)])
+        return bool(cursor.fetchone()[0])

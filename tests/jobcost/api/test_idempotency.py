@@ -147,6 +147,21 @@ def test_a_record_older_than_24_hours_runs_fresh(api):
     assert other_body.status_code == 201
 
 
+def test_a_failing_request_under_an_expired_key_gets_its_own_error_stored(api):
+    """The expired record is deleted inside the request's transaction, which the failure
+    rolls back: the error must still be answered, and stored in the record's place."""
+    api.post("/v1/owners", {"name": "Harbor"}, idem="expired-key")
+    _age("expired-key", 25)
+    failed = api.post("/v1/owners", {"name": ""}, idem="expired-key")
+    assert failed.status_code == 400, failed.content
+    assert error_of(failed)["param"] == "name"
+    replay = api.post("/v1/owners", {"name": ""}, idem="expired-key")
+    assert replay.status_code == 400
+    assert replay["Idempotent-Replayed"] == "true"
+    record = IdempotencyRecord.objects.get(key="expired-key")
+    assert record.response_status == 400
+
+
 def test_purge_task_deletes_expired_records_only(api):
     for name in ("old-1", "old-2", "recent"):
         assert api.post("/v1/owners", {"name": name}, idem=name).status_code == 201
