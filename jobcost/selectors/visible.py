@@ -6,6 +6,7 @@ Each takes the key's `Scope` and costs one query for any number of rows.
 from __future__ import annotations
 
 import functools
+import threading
 
 from django.db.models import (
     BigIntegerField,
@@ -84,9 +85,28 @@ def with_rollups(queryset: QuerySet[Project]) -> QuerySet[Project]:
     )
 
 
-@functools.cache
+_per_thread = threading.local()
+
+
+def _once_per_thread(build):
+    """`build()` made once per thread and kept: a resolved queryset's expressions are shared
+    by its clones, and compiling one adjusts its inner queries' alias counts for a moment, so
+    two threads of a server must not compile the same one at once."""
+
+    @functools.wraps(build)
+    def cached():
+        found = getattr(_per_thread, build.__name__, None)
+        if found is None:
+            found = build()
+            setattr(_per_thread, build.__name__, found)
+        return found
+
+    return cached
+
+
+@_once_per_thread
 def _projects_with_rollups() -> QuerySet[Project]:
-    """The rollup annotations, resolved once per process: resolving their three subqueries
+    """The rollup annotations, resolved once per thread: resolving their three subqueries
     cost more than a retrieve's own query. Never evaluated; each read takes a clone
     (`.all()`) and filters it, which gives the same SQL as annotating the filtered queryset
     (tests/jobcost/selectors/test_visible.py)."""
@@ -129,11 +149,11 @@ def change_order_list(scope: Scope) -> QuerySet[ChangeOrder]:
     return scope.filter(ChangeOrder.objects.select_related("project").prefetch_related("lines"))
 
 
-@functools.cache
+@_once_per_thread
 def _invoices_with_pay_app() -> QuerySet[Invoice]:
     """Invoices with their project, `period_pay_app_id` and their lines as the list
     `line_list` (position order; what `InvoiceSerializer.lines` reads), resolved once per
-    process (as `_projects_with_rollups`); never evaluated, each read filters a clone. A list
+    thread (as `_projects_with_rollups`); never evaluated, each read filters a clone. A list
     attribute, not the `lines` manager's cache: Django builds a filtered queryset per invoice
     for the latter, which was a third of a 100-invoice page's ORM time."""
     return (
