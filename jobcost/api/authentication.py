@@ -3,7 +3,7 @@ as SHA-256.
 
 On PostgreSQL the key, its account and the IDs of the projects it is restricted to are one
 query (`project_id_list`, read by `Scope.for_key`); elsewhere the restriction is a second
-query. The query's SQL is compiled once (`jobcost.selectors.prepared`; compiling it was most
+query. The query's SQL is compiled once (`jobcost.selectors.fetch.first`; compiling it was most
 of a retrieve's time); its rows are read on every request: a revoked key is refused on its
 next request."""
 
@@ -15,7 +15,7 @@ from rest_framework.authentication import BaseAuthentication
 from jobcost.error_codes import AuthErrorCode
 from jobcost.errors import Unauthenticated
 from jobcost.models import ApiKey
-from jobcost.selectors import prepared
+from jobcost.selectors import fetch
 from jobcost.services.api_keys import hash_secret
 
 
@@ -38,10 +38,7 @@ class ApiKeyAuthentication(BaseAuthentication):
                 code=AuthErrorCode.API_KEY_INVALID,
             )
         secret_hash = hash_secret(token)
-        found = prepared.instances(
-            ("api_key", connection.vendor), _keys, first=True, secret_hash=secret_hash
-        )
-        key = _keys(secret_hash).first() if found is None else next(iter(found[0]), None)
+        key = fetch.first(("api_key", connection.vendor), _keys, secret_hash=secret_hash)
         if key is None:
             raise Unauthenticated("Invalid API key provided.", code=AuthErrorCode.API_KEY_INVALID)
         if key.is_revoked:
