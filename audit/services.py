@@ -184,7 +184,8 @@ def _open_batch() -> _Batch | None:
 @contextmanager
 def batch() -> Iterator[None]:
     """Hold the entries recorded inside (outside any savepoint opened within) and write them
-    at the end, in one INSERT, sending `entries_recorded` once per actor; an error discards
+    at the end, in one INSERT, sending `entries_recorded` once per run of entries of one actor
+    (even a single entry goes by `entries_recorded`, never `entry_recorded`); an error discards
     the entries recorded inside, as its rollback discards their changes. Nested inside an
     open batch (and in the same savepoint) it joins it. Call it inside the transaction."""
     outer = getattr(_local, "batch", None)
@@ -203,6 +204,17 @@ def batch() -> Iterator[None]:
     finally:
         _local.batch = outer
     _write(held.entries)
+
+
+def flush() -> None:
+    """Write now what the open batch holds (in the same transaction, at the same savepoint
+    level), as its end would: for a service that writes in chunks, so that memory and the
+    statements stay the size of a chunk. Nothing outside a batch."""
+    current = _open_batch()
+    if current is None or not current.entries:
+        return
+    pending, current.entries = current.entries, []
+    _write(pending)
 
 
 class PendingInsert:

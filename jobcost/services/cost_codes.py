@@ -17,6 +17,7 @@ from enum import StrEnum
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from audit.services import flush as audit_flush
 from audit.services import record_created, record_created_many, record_updated_many
 from jobcost.error_codes import (
     BudgetImportErrorCode,
@@ -228,6 +229,7 @@ def cost_codes_create_many(
         ]
         BudgetLine.objects.bulk_create(lines)
         record_created_many([*lines, *codes])
+        audit_flush()  # this chunk's entries and events, not all 10,000 rows' at the end
         created += codes
         if progress is not None:
             progress(start + len(chunk))

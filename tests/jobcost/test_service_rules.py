@@ -4,8 +4,9 @@ rules (DEVELOPERS.md: no rule is checked only in a serializer)."""
 
 import pytest
 
+from audit.models import AuditEntry
 from jobcost.errors import InvalidRequest
-from jobcost.models import Commitment, Project
+from jobcost.models import Commitment, CostCode, Project
 from jobcost.services import commitments, cost_codes, invoices, parties, projects
 from tests.factories import (
     AccountFactory,
@@ -16,6 +17,7 @@ from tests.factories import (
     make_job,
 )
 from tests.jobcost.api.state import db_state
+from webhooks.models import Event
 
 
 def refused(call, param: str, code: str) -> None:
@@ -111,3 +113,39 @@ def test_creates_refuse_another_accounts_owner_and_vendor(account):
         "parameter_invalid",
     )
     assert not Project.objects.filter(number="X-1").exists()
+
+
+@pytest.mark.django_db
+def test_a_bulk_create_writes_each_chunks_audit_entries_and_events_before_the_next(account):
+    """`cost_codes_create_many` bounds memory and statements by chunk: when it reports a
+    chunk's progress, that chunk's audit entries and `cost_code.created` events are written."""
+    job = make_job(account)
+    rows = [
+        {
+            "row": n,
+            "code": f"90-{n:04d}",
+            "name": f"Imported {n}",
+            "cost_type": "other",
+            "scheduled_value": 0,
+            "budget_amount": 1,
+        }
+        for n in range(cost_codes.BULK_CHUNK + 1)
+    ]
+    seen = []
+
+    def progress(done: int) -> None:
+        seen.append(
+            (
+                done,
+                AuditEntry.objects.filter(target_type="cost_code", action="created")
+                .filter(target_id__in=CostCode.objects.filter(code__startswith="90-").values("id"))
+                .count(),
+                Event.objects.filter(type="cost_code.created")
+                .filter(object_id__in=CostCode.objects.filter(code__startswith="90-").values("id"))
+                .count(),
+            )
+        )
+
+    cost_codes.cost_codes_create_many(project=job.project, rows=rows, progress=progress)
+    chunk = cost_codes.BULK_CHUNK
+    assert seen == [(chunk, chunk, chunk), (chunk + 1, chunk + 1, chunk + 1)]
