@@ -87,8 +87,9 @@ bench-webhooks: migrate
 ## bench-writes: invoices through create → code → approve on one commitment by 8 clients against
 ## gunicorn (2 workers × 4 threads), beside pgbench's hot-row ceiling (README "Benchmarks").
 ## Needs PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and pgbench.
+bench-writes: SECONDS ?= 20
 bench-writes: migrate
-	$(BIN)/python manage.py bench_writes --clients $${CLIENTS:-8} --seconds $${SECONDS:-20}
+	$(BIN)/python manage.py bench_writes --clients $${CLIENTS:-8} --seconds $(SECONDS)
 
 ## bench-soak: the memory soak (README "Memory soak"): SECONDS (600) of reads, writes and webhook
 ## deliveries against gunicorn (2 workers × 4 threads) and one Celery worker; prints each

@@ -76,4 +76,8 @@ def gunicorn_server(app: str, env: dict[str, str]) -> Iterator[Server]:
         yield Server(base, process.pid)
     finally:
         process.terminate()
-        process.wait(timeout=60)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # never leave a server behind
+            process.kill()
+            process.wait()

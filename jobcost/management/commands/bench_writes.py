@@ -43,7 +43,7 @@ from audit.context import SYSTEM, acting_as
 from jobcost.management.bench_job import bench_job
 from jobcost.management.bench_server import gunicorn
 from jobcost.models import Account, Invoice
-from jobcost.services.api_keys import account_get_or_create, api_key_create
+from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 
 ACCOUNT = "Bench Writes"
 INVOICE = 100  # cents per invoice
@@ -207,21 +207,25 @@ class Command(BaseCommand):
             Account.objects.filter(pk=account.pk).update(
                 rate_limit_per_second=1_000_000, rate_limit_burst=1_000_000
             )
-            _key, secret = api_key_create(account=account, role="admin", name="bench writes")
+            key, secret = api_key_create(account=account, role="admin", name="bench writes")
             _project, commitment, code = bench_job(account, label="Write bench", prefix="W")
             _project, probe_commitment, probe_code = bench_job(
                 account, label="Write bench", prefix="W"
             )
-        counts = _queries_per_request(secret, probe_commitment.pk, probe_code.pk)
-        env = {
-            **os.environ,
-            "GUNICORN_WORKERS": "2",
-            "GUNICORN_THREADS": "4",
-            "GUNICORN_ACCESS_LOG": "off",
-        }
-        with gunicorn("config.wsgi:application", env) as base:
-            cycles = [Cycle(base, secret, commitment.pk, code.pk) for _ in range(clients)]
-            elapsed = _drive(cycles, warmup=2.0, seconds=seconds)
+        try:
+            counts = _queries_per_request(secret, probe_commitment.pk, probe_code.pk)
+            env = {
+                **os.environ,
+                "GUNICORN_WORKERS": "2",
+                "GUNICORN_THREADS": "4",
+                "GUNICORN_ACCESS_LOG": "off",
+            }
+            with gunicorn("config.wsgi:application", env) as base:
+                cycles = [Cycle(base, secret, commitment.pk, code.pk) for _ in range(clients)]
+                elapsed = _drive(cycles, warmup=2.0, seconds=seconds)
+        finally:  # the run's admin key is not left usable
+            with acting_as(SYSTEM):
+                api_key_revoke(api_key_id=key.pk)
         commitment.refresh_from_db()
         approved_sum = sum(
             Invoice.objects.filter(commitment=commitment, status="approved").values_list(

@@ -107,7 +107,8 @@ class Load:
     """The client threads: `readers` alternating the list and the project retrieve, `writers`
     taking invoices through create → code → approve (on the `commitment`, coded to `code`;
     IDs), each on its own keep-alive connection with the API key `secret`, until `stop()`.
-    `done` and `failed` count requests by kind (`KINDS`); `errors` keeps the first few
+    `done` and `failed` count requests by kind (`KINDS`; `read` or `write` for a step that
+    raised before its request was counted); `errors` keeps the first few
     failures' descriptions; `receiver` is the webhook receiver whose POSTs are reported."""
 
     def __init__(self, receiver, secret, project, commitment, code, readers, writers) -> None:
@@ -145,7 +146,10 @@ class Load:
             timeout=30,
         ) as client:
             while not self._stop.is_set():
-                step(client)
+                try:
+                    step(client)
+                except Exception as exc:  # a client that died would go uncounted: count it
+                    self._fail(step.__name__.strip("_"), f"{step.__name__}: {exc!r}")
 
     def _call(self, client, kind, method, path, body=None) -> dict | None:
         """One request; counts it, and returns its JSON body (None when it failed)."""

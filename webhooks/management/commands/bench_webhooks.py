@@ -295,16 +295,7 @@ class Command(BaseCommand):
         try:
             pool.wait_ready()
             with transaction.atomic():
-                for _ in range(events):
-                    event_record(
-                        type_="project.updated",
-                        object_name="project",
-                        account_id=account.pk,
-                        object_id=project.pk,
-                        changes={},
-                        actor=SYSTEM,
-                        created=False,
-                    )
+                self._record(account, project, events)
                 expected = WebhookDelivery.objects.filter(account=account).count()
                 if not expected:
                     raise CommandError("The events were owed to no endpoint.")
