@@ -20,11 +20,9 @@ import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from audit.models import AuditEntry
 from jobcost.api.policy import authorize
 from jobcost.demo import school_addition as data
 from jobcost.demo.loader import demo_job_load
@@ -32,6 +30,7 @@ from jobcost.errors import Forbidden
 from jobcost.models import Account, Membership, Project
 from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import CostCodeFactory, ProjectFactory, make_key
+from tests.jobcost.api.state import digest
 from tests.shared import rows_for_the_module
 from tests.webhooks.support import make_endpoint, owe_delivery
 
@@ -110,38 +109,20 @@ def _ids_of(account: Account, *, project_ids: set[str] | None = None) -> set[str
     return ids
 
 
-def _tables() -> list[str]:
-    """The table of every registered model and of their many-to-many links."""
-    tables = []
+def _models() -> list:
+    """Every registered model and the through model of each of their many-to-many links."""
+    models = []
     for model in admin.site._registry:
-        tables.append(model._meta.db_table)
-        tables += [
-            field.remote_field.through._meta.db_table for field in model._meta.local_many_to_many
-        ]
-    return sorted(set(tables))
+        models.append(model)
+        models += [field.remote_field.through for field in model._meta.local_many_to_many]
+    return sorted(set(models), key=lambda model: model._meta.db_table)
 
 
 def _snapshot() -> dict:
-    """Every row of every registered model, and the audit row count. On PostgreSQL the
-    database digests each table whole (its row count and the md5 of every row's text, in
-    order), many-to-many links included: one query instead of loading thousands of rows into
-    Python for each of the walk's hundred-odd comparisons."""
-    if connection.vendor != "postgresql":
-        state = {
-            model._meta.label: sorted(map(repr, model._default_manager.values()))
-            for model in admin.site._registry
-        }
-        state["audit"] = AuditEntry.objects.count()
-        return state
-    digests = " UNION ALL ".join(
-        f"SELECT '{table}', count(*), "
-        f"md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) "
-        f"FROM {connection.ops.quote_name(table)} t"
-        for table in _tables()
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(digests)
-        return {table: (count, digest) for table, count, digest in cursor.fetchall()}
+    """Every row of every registered model, many-to-many links included, and the audit row
+    count, digested by the database (tests/jobcost/api/state.py `digest`): one query for each
+    of the walk's hundred-odd comparisons."""
+    return digest(_models())
 
 
 def _may(membership: Membership, basename: str | None, action: str) -> bool:

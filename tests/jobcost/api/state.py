@@ -62,7 +62,9 @@ def digest(models) -> dict:
     count and the md5 of its rows' text in order, plus the audit row count. One query on
     PostgreSQL instead of one per table loading every row into Python (a refused request's
     "nothing written" check runs it twice); the rows themselves elsewhere. A failed
-    comparison names the tables that changed."""
+    comparison names the tables that changed. That it sees a changed column, a new
+    many-to-many link and new rows: tests/jobcost/admin/test_tenancy.py,
+    `test_the_snapshot_sees_any_change`."""
     if connection.vendor != "postgresql":
         state: dict = {m._meta.db_table: list(m.objects.order_by("pk").values()) for m in models}
         state["audit_entries"] = AuditEntry.objects.count()
