@@ -1,4 +1,4 @@
-"""Gunicorn settings for production (README, "Production").
+"""Gunicorn settings for production (README, "Serving the API (gunicorn)").
 
     .venv/bin/gunicorn -c config/gunicorn.conf.py config.wsgi:application
 
