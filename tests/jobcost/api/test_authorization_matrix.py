@@ -5,8 +5,9 @@ may call what" and §8 (never read from `jobcost.api.policy`, the code under tes
 action it is
 (read, write, approve, propose, manage webhooks), the request that succeeds for an allowed
 role, and what a project-restricted key gets. `MATRIX` is the §2 table itself: kind × role →
-allowed, or the 403 code. Each case builds one small job, calls the route once as one role,
-and asserts the exact status: the success status with a valid request, or 403 `forbidden`
+allowed, or the 403 code. The module builds one job holding every object a route acts on
+(`shared`; each case's changes are rolled back), and each case calls the route once as one
+role and asserts the exact status: the success status with a valid request, or 403 `forbidden`
 with the code and nothing written. A route added to the URL conf without a row fails
 `test_the_table_covers_every_route`.
 
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from types import SimpleNamespace
 
 import pytest
 
@@ -31,17 +33,20 @@ from config.urls import V1 as urlpatterns  # every /v1 route, both apps
 from jobcost.models import BudgetLine, IdempotencyRecord
 from jobcost.services.lien_waivers import lien_waiver_create
 from jobcost.services.projects import project_update
-from tests.conftest import error_of
+from tests.conftest import Api, error_of
 from tests.factories import (
+    AccountFactory,
     CommitmentFactory,
     CostCodeFactory,
     ProjectFactory,
     VendorFactory,
     make_change_order,
     make_invoice,
+    make_key,
     make_pay_app,
 )
 from tests.jobcost.api.state import DOMAIN_MODELS, digest
+from tests.shared import rows_for_the_module
 from tests.webhooks.support import PUBLIC_URL, WEBHOOK_MODELS, make_endpoint
 from webhooks.models import Event, WebhookDelivery
 
@@ -178,9 +183,9 @@ class Job:
     def invoice(self, status):
         return make_invoice(self.commitment, amount=10_000, number="INV-1", status=status)
 
-    @cached_property
     def retained_invoice(self):
-        """An approved invoice on a subcontract that withholds 10 % retainage."""
+        """An approved invoice on a subcontract that withholds 10 % retainage (made per call:
+        an approved invoice without a waiver would stop every pay app's submission)."""
         commitment = CommitmentFactory(
             project=self.project,
             vendor=self.vendor,
@@ -191,8 +196,8 @@ class Job:
         )
         return make_invoice(commitment, amount=50_000, number="RET-1", status="approved")
 
-    @cached_property
     def waiver(self):
+        """A requested waiver (made per call: one not yet received stops a pay app's submission)."""
         return lien_waiver_create(
             project=self.project,
             vendor=self.vendor,
@@ -636,24 +641,24 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     # lien waivers
     ("lien-waivers-list", "get"): Route(
-        READ, 200, _list("/v1/lien-waivers", lambda j: j.waiver), UNLISTED
+        READ, 200, _list("/v1/lien-waivers", lambda j: j.waiver()), UNLISTED
     ),
     ("lien-waivers-list", "post"): Route(
         WRITE, 201, _create("lien-waivers", _waiver_body, status="requested"), MISSING
     ),
     ("lien-waivers-detail", "get"): Route(
-        READ, 200, _retrieve("lien-waivers", lambda j: j.waiver), MISSING
+        READ, 200, _retrieve("lien-waivers", lambda j: j.waiver()), MISSING
     ),
     ("lien-waivers-detail", "patch"): Route(
         WRITE,
         200,
         _update(
-            "lien-waivers", lambda j: j.waiver, lambda j: {"status": "received"}, status="received"
+            "lien-waivers", lambda j: j.waiver(), lambda j: {"status": "received"}, status="received"
         ),
         MISSING,
     ),
     ("lien-waivers-audit", "get"): Route(
-        READ, 200, _audit("lien-waivers", lambda j: j.waiver), MISSING
+        READ, 200, _audit("lien-waivers", lambda j: j.waiver()), MISSING
     ),
     # pay apps: submit is a write; approve, reject and mark paid are approvals
     ("pay-apps-list", "get"): Route(
@@ -774,7 +779,7 @@ ROUTES: dict[tuple[str, str], Route] = {
         lambda j: Call(
             "/v1/reports/retainage",
             params={"limit": 100},
-            listed=j.retained_invoice.commitment_id,
+            listed=j.retained_invoice().commitment_id,
             listed_by="commitment",
         ),
         UNLISTED,
@@ -1032,30 +1037,76 @@ def test_the_table_covers_every_route():
     }
 
 
+# Every object a route acts on, in the order they are built: the webhook endpoint and its failed
+# delivery last, so the endpoint (subscribed to project.updated) owes exactly that one delivery
+# and the project's latest event is its project.updated.
+PREBUILT = (
+    "project",
+    "owner",
+    "vendor",
+    "cost_code",
+    "budget",
+    "budget_import",
+    "commitment",
+    "draft_commitment",
+    "rfi",
+    "daily_log",
+    "agent_action",
+    "endpoint",
+    "failed_delivery",
+    "event",
+)
+
+
+def _api_of(account, role="admin", projects=()):
+    key, secret = make_key(account, role, projects)
+    return Api(secret, key)
+
+
+@pytest.fixture(scope="module")
+def shared(django_db_setup, django_db_blocker):
+    """One job with every object a route acts on, another project of its account, and a key per
+    column of the matrix, built once for the module (each test's changes rolled back,
+    tests/shared.py): SimpleNamespace(job, clients={(role, restriction): Api})."""
+    with rows_for_the_module(django_db_blocker):
+        account = AccountFactory()
+        job = Job(account, _api_of)
+        for name in PREBUILT:
+            getattr(job, name)
+        elsewhere = ProjectFactory(account=account, owner=job.owner)
+        clients = {(role, AS_ROLE): _api_of(account, role) for role in ROLES}
+        for role in RESTRICTED_ROLES:
+            clients[(role, "own")] = _api_of(account, role, [job.project])
+            clients[(role, "other")] = _api_of(account, role, [elsewhere])
+        yield SimpleNamespace(job=job, clients=clients)
+
+
+@pytest.fixture
+def matrix(shared, db):
+    return shared
+
+
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("route_id", ROUTE_IDS)
-def test_every_role_on_every_route(account, make_api, route_id, role):
+def test_every_role_on_every_route(matrix, route_id, role):
     method, route = _route(route_id)
-    call = route.call(Job(account, make_api))
-    _check(make_api(account, role), method, route, call, _expected(route, role, AS_ROLE))
+    call = route.call(matrix.job)
+    _check(matrix.clients[(role, AS_ROLE)], method, route, call, _expected(route, role, AS_ROLE))
 
 
 @pytest.mark.parametrize("role", RESTRICTED_ROLES)
 @pytest.mark.parametrize("route_id", ROUTE_IDS)
-def test_a_key_restricted_to_the_jobs_project(account, make_api, route_id, role):
+def test_a_key_restricted_to_the_jobs_project(matrix, route_id, role):
     method, route = _route(route_id)
-    job = Job(account, make_api)
-    call = route.call(job)
-    client = make_api(account, role, projects=[job.project])
+    call = route.call(matrix.job)
+    client = matrix.clients[(role, "own")]
     _check(client, method, route, call, _expected(route, role, route.own))
 
 
 @pytest.mark.parametrize("role", RESTRICTED_ROLES)
 @pytest.mark.parametrize("route_id", ROUTE_IDS)
-def test_a_key_restricted_to_another_project(account, make_api, route_id, role):
+def test_a_key_restricted_to_another_project(matrix, route_id, role):
     method, route = _route(route_id)
-    job = Job(account, make_api)
-    call = route.call(job)
-    elsewhere = ProjectFactory(account=account, owner=job.owner)
-    client = make_api(account, role, projects=[elsewhere])
+    call = route.call(matrix.job)
+    client = matrix.clients[(role, "other")]
     _check(client, method, route, call, _expected(route, role, route.other))
