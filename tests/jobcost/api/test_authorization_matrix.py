@@ -653,7 +653,10 @@ ROUTES: dict[tuple[str, str], Route] = {
         WRITE,
         200,
         _update(
-            "lien-waivers", lambda j: j.waiver(), lambda j: {"status": "received"}, status="received"
+            "lien-waivers",
+            lambda j: j.waiver(),
+            lambda j: {"status": "received"},
+            status="received",
         ),
         MISSING,
     ),
