@@ -17,6 +17,7 @@ from django.db.models.sql import InsertQuery
 from django.utils import timezone
 
 from audit.context import Actor
+from jobcost.api.output import render_many
 from jobcost.api.renderers import dumps
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
@@ -33,11 +34,12 @@ def render_object(object_name: str, account_id: str, object_id: str) -> dict | N
 
 
 def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, dict]:
-    """{id: the object as GET would return it now} for the visible ones, in one query."""
+    """{id: the object as GET would return it now} for the visible ones, in one query, rendered
+    by the serializer compiled as a GET renders it (`jobcost.api.output`)."""
     serializer_class = RESOURCES[object_name].serializer_class
     rows = list(serializer_class.selector(Scope(account_id)).filter(pk__in=list(object_ids)))
     fresh.keep(serializer_class, rows)
-    data = json.loads(dumps(serializer_class(rows, many=True, context={}).data))
+    data = json.loads(dumps(render_many(serializer_class, rows, context={})))
     return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}
 
 
