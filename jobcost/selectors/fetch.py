@@ -4,7 +4,8 @@
 with the same field values, `select_related` objects, annotations and prefetched relations,
 in the same order, with the same queries — for a fraction of the CPU: the rows are built by
 a `jobcost.selectors.instances.Plan`. `first(key, build, **values)` is `build(**values).first()`
-with the SQL compiled once per `key` (`jobcost.selectors.prepared`).
+with the SQL compiled once per `key` (`jobcost.selectors.prepared`), and `many(key, build,
+**values)` is `list(build(**values))` the same way.
 
 A reverse foreign key prefetched into a list (`Prefetch("lines", to_attr="line_list")`) is read
 with one query for all parents, built the same way and grouped in Python (each child's
@@ -91,6 +92,17 @@ def first(key: Hashable, build: Callable[..., QuerySet], **values: prepared.Valu
     objects, lookups = found
     prefetch(objects, lookups)
     return objects[0] if objects else None
+
+
+def many(key: Hashable, build: Callable[..., QuerySet], **values: prepared.Value) -> list[Model]:
+    """`list(build(**values))` with its prefetches, the SQL compiled once per `key`
+    (`jobcost.selectors.prepared.instances`, whose rules `key`, `build` and `values` follow)."""
+    found = prepared.instances(key, build, **values)
+    if found is None:
+        return fetch(build(**values))
+    objects, lookups = found
+    prefetch(objects, lookups)
+    return objects
 
 
 def _prefetch_list(objects: list[Model], lookup: Any) -> bool:

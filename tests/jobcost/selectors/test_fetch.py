@@ -1,7 +1,8 @@
 """`fetch` (jobcost/selectors/fetch.py) reads what `list(queryset)` reads — the same instances
 in the same order, the same field values, annotations, `select_related` objects and prefetched
 relations, with the same number of queries — and `fetch.first` what `.first()` reads, from SQL
-compiled once per shape (jobcost/selectors/prepared.py) that is the ORM's SQL."""
+compiled once per shape (jobcost/selectors/prepared.py) that is the ORM's SQL, and `fetch.many`
+what `list()` reads the same way."""
 
 from __future__ import annotations
 
@@ -96,6 +97,25 @@ def test_first_reads_what_first_reads_from_the_orms_sql(project, name):
             value = {"account_id": scope.account_id, "pk": pks[0]}.get(value_name)
             filled[index] = value if position is None else sorted(ids)[position]
         assert (kept.sql, Counter(map(repr, filled))) == (sql, Counter(map(repr, params)))
+
+
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_many_reads_what_list_reads_for_any_set_of_ids(project, name):
+    """`fetch.many` as the outbox renders events: the rows of IDs in any order (an unknown
+    one among them), each count of IDs compiled once and reused for other IDs."""
+    selector = RESOURCES[name].selector
+    scope = Scope(project.account_id)
+
+    def build(account_id, ids):
+        return selector(Scope(account_id)).filter(pk__in=ids)
+
+    pks = list(selector(scope).order_by("id").values_list("pk", flat=True)[:6])
+    for chosen in (pks[:1], pks[1:2], [*reversed(pks[:3]), "nope_1"], pks[3:6]):
+        key = ("test-many", selector, len(chosen))
+        got = fetch.many(key, build, account_id=scope.account_id, ids=chosen)
+        expected = list(build(scope.account_id, chosen))
+        assert sorted(map(state, got), key=repr) == sorted(map(state, expected), key=repr), name
+        assert {obj.pk for obj in got} == set(pks) & set(chosen)
 
 
 def test_a_value_the_sql_transforms_is_never_prepared(db):
