@@ -109,7 +109,7 @@ bench-import: migrate
 fuzz: install
 	FUZZ_SEED=$${FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')} \
 	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-100} FUZZ_TIMEOUT=$${FUZZ_TIMEOUT:-3600} \
-		$(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q -n $(TEST_WORKERS)
+		$(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q
 
 clean:
 	rm -rf var/jobcost.sqlite3 var/broker var/celerybeat-schedule*
