@@ -20,6 +20,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -119,9 +120,9 @@ def _models() -> list:
 
 
 def _snapshot() -> dict:
-    """Every row of every registered model, many-to-many links included, and the audit row
-    count, digested by the database (tests/jobcost/api/state.py `digest`): one query for each
-    of the walk's hundred-odd comparisons."""
+    """Every registered model's table, many-to-many links included, and the audit row count,
+    as the database's row versions tell them (tests/jobcost/api/state.py `digest`): one query
+    for each of the walk's hundred-odd comparisons."""
     return digest(_models())
 
 
@@ -435,8 +436,13 @@ def test_an_operator_sees_every_account(world):
 
 def test_the_snapshot_sees_any_change(world):
     """The walk's "nothing changed" is only as good as `_snapshot`: a changed column, a
-    many-to-many link and new rows (a cost code and its audit entry) each show."""
+    many-to-many link, new rows (a cost code and its audit entry) and a deleted row each
+    show; a write rolled back to its savepoint does not."""
     before = _snapshot()
+    with transaction.atomic():
+        Project.objects.filter(pk=world["side"].pk).update(name="Rolled back")
+        transaction.set_rollback(True)
+    assert _snapshot() == before
     Project.objects.filter(pk=world["side"].pk).update(name="Side job, renamed")
     renamed = _snapshot()
     assert renamed != before
@@ -444,4 +450,7 @@ def test_the_snapshot_sees_any_change(world):
     linked = _snapshot()
     assert linked != renamed
     CostCodeFactory(project=world["side"], code="99-001", name="Audited", budget_amount=1)
-    assert _snapshot() != linked
+    created = _snapshot()
+    assert created != linked
+    world["users"]["restricted"].projects.remove(world["side"])
+    assert _snapshot() != created

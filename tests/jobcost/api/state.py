@@ -1,5 +1,6 @@
-"""What a refused request must leave untouched: every domain row, field by field, and the
-audit trail. Compare `db_state()` before and after the call."""
+"""What a refused request must leave untouched: every domain row and the audit trail.
+Compare `db_state()` (the rows, field by field) or `digest(models)` (the tables' row versions,
+one query) before and after the call."""
 
 from __future__ import annotations
 
@@ -58,27 +59,30 @@ def db_state() -> dict:
 
 
 def digest(models) -> dict:
-    """What `db_state()` compares, for `models`, digested by the database: each table's row
-    count and the md5 of its rows' text in order, plus the audit row count. One query on
-    PostgreSQL instead of one per table loading every row into Python (a refused request's
-    "nothing written" check runs it twice); the rows themselves elsewhere. A failed
-    comparison names the tables that changed. That it sees a changed column, a new
-    many-to-many link and new rows: tests/jobcost/admin/test_tenancy.py,
-    `test_the_snapshot_sees_any_change`."""
+    """What `db_state()` compares, for `models`, read from PostgreSQL's row versions: each
+    table's row count and the newest transaction ID among its rows (`xmin`), plus the audit
+    row count. Every INSERT or UPDATE writes a row version stamped with the ID of the
+    (sub)transaction that wrote it, and an ID is never smaller than one handed out before,
+    so a row written after the first look raises the newest ID, and a DELETE changes the
+    count; a write rolled back (a savepoint) leaves neither. One query, reading no row's
+    contents, instead of one per table loading every row into Python (a refused request's
+    "nothing written" check runs it twice). A failed comparison names the tables that
+    changed. That it sees a changed column, a new many-to-many link and new rows:
+    tests/jobcost/admin/test_tenancy.py, `test_the_snapshot_sees_any_change`."""
     if connection.vendor != "postgresql":
         state: dict = {m._meta.db_table: list(m.objects.order_by("pk").values()) for m in models}
         state["audit_entries"] = AuditEntry.objects.count()
         return state
     quote = connection.ops.quote_name
     digests = " UNION ALL ".join(
-        f"SELECT '{m._meta.db_table}', count(*), md5(coalesce(string_agg(t::text, "
-        f"E'\\n' ORDER BY t.{quote(m._meta.pk.column)}), '')) FROM {quote(m._meta.db_table)} t"
+        f"SELECT '{m._meta.db_table}', count(*), coalesce(max(t.xmin::text::bigint), 0) "
+        f"FROM {quote(m._meta.db_table)} t"
         for m in models
     )
-    audit = f"SELECT 'audit_entries', count(*), '' FROM {quote(AuditEntry._meta.db_table)}"
+    audit = f"SELECT 'audit_entries', count(*), 0 FROM {quote(AuditEntry._meta.db_table)}"
     with connection.cursor() as cursor:
         cursor.execute(f"{digests} UNION ALL {audit}")
-        return {table: (count, md5) for table, count, md5 in cursor.fetchall()}
+        return {table: (count, newest) for table, count, newest in cursor.fetchall()}
 
 
 def body(response) -> dict:
