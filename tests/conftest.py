@@ -4,6 +4,7 @@ tried to reach past loopback (tests/network.py)."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 
@@ -49,6 +50,17 @@ def _django_order(item) -> int:
     ):
         return 1
     return 0 if marker or "db" in item.fixturenames else 2
+
+
+def pytest_collection_finish(session):
+    """Fewer garbage collections in the test process (its live servers included): everything
+    imported and collected so far is moved out of the collector's sight (`gc.freeze`), and the
+    youngest generation is collected after 50,000 allocations instead of 700. The suite makes
+    many short-lived objects and few cycles; this took about a tenth off its CPU. Processes the
+    tests start (gunicorn, Celery workers) keep Python's defaults, as in production."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 1000)
 
 
 def pytest_collection_modifyitems(config, items):
