@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.utils import quote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpResponseRedirect, JsonResponse
@@ -59,9 +60,13 @@ def may_import(request) -> bool:
 
 
 def _urls(project: Project, budget_import: BudgetImport | None = None) -> dict:
-    urls = {"upload": reverse("admin:jobcost_project_budget_import", args=[project.pk])}
+    # The project's ID as the admin writes it in a URL (`quote`; `object_or_404` unquotes it):
+    # unquoted, an ID whose random part starts with one of the admin's escapes (`_5F`, `_2F`,
+    # …) would be read back as another ID and the page would be 404.
+    project_id = quote(project.pk)
+    urls = {"upload": reverse("admin:jobcost_project_budget_import", args=[project_id])}
     if budget_import is not None:
-        args = [project.pk, budget_import.pk]
+        args = [project_id, budget_import.pk]
         urls["page"] = reverse("admin:jobcost_project_budget_import_result", args=args)
         urls["status"] = reverse("admin:jobcost_project_budget_import_status", args=args)
     return urls

@@ -112,6 +112,20 @@ def test_a_file_with_errors_shows_each_row_and_offers_no_import(web, project):
     assert db_state() == before
 
 
+def test_a_project_id_the_admin_escapes_reaches_its_pages(web, project):
+    """An ID whose random part starts like one of the admin's URL escapes (`_5F` is `_`):
+    the dry run's page and its status are the project's, not 404."""
+    project = ProjectFactory(account=project.account, id="prj_5Fescaped0000000000000")
+    page = web.post(upload_url(project), {"file": _file(GOOD)}, follow=True)
+    assert page.status_code == 200
+    assert b'data-outcome="ready"' in page.content
+    dry_run = BudgetImport.objects.get(project=project)
+    status = web.get(
+        reverse("admin:jobcost_project_budget_import_status", args=[quote(project.pk), dry_run.pk])
+    )
+    assert status.status_code == 200
+
+
 def test_an_unreadable_file_is_refused_on_the_form(web, project):
     page = web.post(upload_url(project), {"file": _file("name,code\n")})
     assert page.status_code == 200
