@@ -76,12 +76,16 @@ class Workers:
                 subprocess.Popen(args, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
             )
 
-    def start(self, count: int = 1, beat: bool = False) -> None:
+    def start(self, count: int = 1, slow_lane: bool = True) -> None:
         """`count` main workers (default queue and fast lane) and one slow-lane worker;
-        returns once every one answers a ping."""
+        returns once every one answers a ping. A test whose endpoints never fail nor answer
+        slowly, so that nothing can go by the slow lane, passes `slow_lane=False` and saves a
+        process start (about 1.2 s of CPU); anything queued there all the same stays in its
+        queue, which `wait_idle` counts."""
         for n in range(count):
             self._spawn(f"main{n}")
-        self._spawn("slow")
+        if slow_lane:
+            self._spawn("slow")
         self._wait_ready()
 
     def kill_main(self) -> None:

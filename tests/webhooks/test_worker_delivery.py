@@ -42,7 +42,7 @@ def _wait_status(delivery_id: str, status: str, timeout: float = 30.0) -> Webhoo
 
 
 def test_delivered_body_verifies_and_carries_the_change(receiver, workers):
-    workers.start()
+    workers.start(slow_lane=False)
     api, endpoint, commitment = _setup(receiver, events=["commitment.executed"])
     executed = api.post(f"/v1/commitments/{commitment.pk}/execute", idem="exec-1")
     assert executed.status_code == 200
@@ -61,7 +61,7 @@ def test_delivered_body_verifies_and_carries_the_change(receiver, workers):
 
 
 def test_subscriptions_filter_what_each_endpoint_receives(receiver, workers):
-    workers.start()
+    workers.start(slow_lane=False)
     api, _, commitment = _setup(receiver, events=["commitment.executed"])
     other = api.post("/v1/webhooks", {"url": receiver.url + "/other", "events": ["invoice.paid"]})
     api.post(f"/v1/commitments/{commitment.pk}/execute")
@@ -106,13 +106,13 @@ def test_an_event_committed_while_no_worker_runs_is_delivered_when_one_starts(re
     api.post(f"/v1/commitments/{commitment.pk}/execute")
     delivery = WebhookDelivery.objects.get()
     assert delivery.status == DeliveryStatus.PENDING and receiver.requests == []
-    workers.start()
+    workers.start(slow_lane=False)
     receiver.wait_for(1)
     assert _wait_status(delivery.pk, "succeeded").attempts == 1
 
 
 def test_a_rolled_back_change_emits_nothing(receiver, workers):
-    workers.start()
+    workers.start(slow_lane=False)
     api, _, commitment = _setup(receiver)
     # A service that fails after writing: executing without a cost code is refused (422)
     # after the row lock; and a change inside a transaction that rolls back.
@@ -140,7 +140,7 @@ def test_deleting_an_endpoint_stops_its_deliveries_at_once(receiver, workers):
     deleted = api.delete(f"/v1/webhooks/{endpoint['id']}")
     assert deleted.json() == {"id": endpoint["id"], "object": "webhook_endpoint", "deleted": True}
     assert WebhookDelivery.objects.get(pk=delivery.pk).status == DeliveryStatus.CANCELLED
-    workers.start()
+    workers.start(slow_lane=False)
     WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
     sweep_due_deliveries()
     workers.wait_idle()  # whatever the sweep queued has run
@@ -164,7 +164,7 @@ def test_two_workers_sweeping_together_send_each_attempt_once(receiver, workers)
         assert created.status_code == 201
     # 30 projects here and the one the setup made, each a project.created event.
     assert WebhookDelivery.objects.filter(status="pending").count() == 31
-    workers.start(count=2)
+    workers.start(count=2, slow_lane=False)
     # Both workers run the tasks queued on commit, and two sweeps queue everything again.
     sweep_due_deliveries()
     sweep_due_deliveries()

@@ -54,7 +54,7 @@ def _poll(api, import_id: str, seconds: float = 90) -> dict:
 
 def test_a_large_file_is_queued_and_imported_by_a_worker(api, account, worker):
     project = ProjectFactory(account=account, status="bid")
-    worker.start()
+    worker.start(slow_lane=False)
 
     resp = api.post(
         f"/v1/projects/{project.pk}/budget-import", _file(ROWS), content_type="text/csv"
@@ -92,7 +92,7 @@ def test_a_large_file_is_queued_and_imported_by_a_worker(api, account, worker):
 def test_a_large_file_with_a_bad_row_fails_on_the_worker_and_writes_nothing(api, account, worker):
     project = ProjectFactory(account=account, status="bid")
     audit_before = AuditEntry.objects.count()
-    worker.start()
+    worker.start(slow_lane=False)
 
     resp = api.post(
         f"/v1/projects/{project.pk}/budget-import",
@@ -125,7 +125,7 @@ def test_an_import_whose_task_was_lost_is_run_by_the_sweep(api, account, worker)
     quiet = BudgetImport.objects.get(pk=import_id).updated_at - datetime.timedelta(minutes=3)
     BudgetImport.objects.filter(pk=import_id).update(updated_at=quiet)
 
-    worker.start()
+    worker.start(slow_lane=False)
     assert sweep_stalled_budget_imports() == 1
     done = _poll(api, import_id)
     assert (done["status"], done["rows_done"]) == ("succeeded", ROWS)
