@@ -28,7 +28,7 @@ from jobcost.api.policy import authorize
 from jobcost.demo import school_addition as data
 from jobcost.demo.loader import demo_job_load
 from jobcost.errors import Forbidden
-from jobcost.models import Account, Membership, Project
+from jobcost.models import Account, CostCode, Membership, Project
 from jobcost.services.backoffice_users import backoffice_user_create
 from tests.factories import CostCodeFactory, ProjectFactory, make_key
 from tests.jobcost.api.state import digest
@@ -436,8 +436,8 @@ def test_an_operator_sees_every_account(world):
 
 def test_the_snapshot_sees_any_change(world):
     """The walk's "nothing changed" is only as good as `_snapshot`: a changed column, a
-    many-to-many link, new rows (a cost code and its audit entry) and a deleted row each
-    show; a write rolled back to its savepoint does not."""
+    many-to-many link, new rows (a cost code and its audit entry), a change written after a
+    savepoint's and a deleted row each show; a write rolled back to its savepoint does not."""
     before = _snapshot()
     with transaction.atomic():
         Project.objects.filter(pk=world["side"].pk).update(name="Rolled back")
@@ -452,5 +452,11 @@ def test_the_snapshot_sees_any_change(world):
     CostCodeFactory(project=world["side"], code="99-001", name="Audited", budget_amount=1)
     created = _snapshot()
     assert created != linked
+    # A write in this test's own transaction after a savepoint's (the cost code's service
+    # ran in one): PostgreSQL stamps it with the test's transaction ID, older than the
+    # savepoint's, and it changes no row count.
+    CostCode.objects.filter(project=world["side"], code="99-000").update(name="Renamed")
+    renamed_code = _snapshot()
+    assert renamed_code != created
     world["users"]["restricted"].projects.remove(world["side"])
-    assert _snapshot() != created
+    assert _snapshot() != renamed_code

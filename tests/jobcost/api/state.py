@@ -1,6 +1,6 @@
 """What a refused request must leave untouched: every domain row and the audit trail.
-Compare `db_state()` (the rows, field by field) or `digest(models)` (the tables' row versions,
-one query) before and after the call."""
+Compare `db_state()` (the rows, field by field) or `digest(models)` (where each table's rows
+lie, one query) before and after the call."""
 
 from __future__ import annotations
 
@@ -59,15 +59,17 @@ def db_state() -> dict:
 
 
 def digest(models) -> dict:
-    """What `db_state()` compares, for `models`, read from PostgreSQL's row versions: each
-    table's row count and the newest transaction ID among its rows (`xmin`), plus the audit
-    row count. Every INSERT or UPDATE writes a row version stamped with the ID of the
-    (sub)transaction that wrote it, and an ID is never smaller than one handed out before,
-    so a row written after the first look raises the newest ID, and a DELETE changes the
-    count; a write rolled back (a savepoint) leaves neither. One query, reading no row's
-    contents, instead of one per table loading every row into Python (a refused request's
-    "nothing written" check runs it twice). A failed comparison names the tables that
-    changed. That it sees a changed column, a new many-to-many link and new rows:
+    """What `db_state()` compares, for `models`, read from where PostgreSQL keeps the rows:
+    each table's row count and an md5 of the physical places (`ctid`) of the rows this
+    transaction sees, plus the audit row count. An INSERT adds a place, a DELETE removes
+    one, and an UPDATE writes the new version in a new place while the old one stays taken
+    until the transaction ends (no vacuum can free a row this transaction changed), so any
+    write between two calls changes the set; a write rolled back to its savepoint leaves the
+    old version visible where it was. One query that reads no row's contents (hashing every
+    row's text cost 9.5 ms over the audit trail of two demo jobs) instead of one per table
+    loading every row into Python. A failed comparison names the tables that changed. That
+    it sees a changed column, a new many-to-many link, new rows, a write after a released
+    savepoint's and a deletion, and not a rolled-back write:
     tests/jobcost/admin/test_tenancy.py, `test_the_snapshot_sees_any_change`."""
     if connection.vendor != "postgresql":
         state: dict = {m._meta.db_table: list(m.objects.order_by("pk").values()) for m in models}
@@ -75,14 +77,15 @@ def digest(models) -> dict:
         return state
     quote = connection.ops.quote_name
     digests = " UNION ALL ".join(
-        f"SELECT '{m._meta.db_table}', count(*), coalesce(max(t.xmin::text::bigint), 0) "
+        f"SELECT '{m._meta.db_table}', count(*), "
+        f"md5(coalesce(string_agg(t.ctid::text, ',' ORDER BY t.ctid), '')) "
         f"FROM {quote(m._meta.db_table)} t"
         for m in models
     )
-    audit = f"SELECT 'audit_entries', count(*), 0 FROM {quote(AuditEntry._meta.db_table)}"
+    audit = f"SELECT 'audit_entries', count(*), '' FROM {quote(AuditEntry._meta.db_table)}"
     with connection.cursor() as cursor:
         cursor.execute(f"{digests} UNION ALL {audit}")
-        return {table: (count, newest) for table, count, newest in cursor.fetchall()}
+        return {table: (count, places) for table, count, places in cursor.fetchall()}
 
 
 def body(response) -> dict:
