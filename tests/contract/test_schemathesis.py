@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from django.conf import settings
+from django.test import Client
 
 from tests.contract.conftest import seeded_ids
 
@@ -33,6 +34,22 @@ SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 REPORT_DIR = settings.VAR_DIR / "schemathesis"  # the last run's output and JUnit report
 
 PHASES = "examples,coverage,fuzzing,stateful"
+
+
+def test_every_operation_has_exactly_one_tag(settings):
+    """Every operation of the served schema carries one tag, its resource, by which the API
+    reference (/docs) groups operations."""
+    settings.ALLOWED_HOSTS = ["testserver"]
+    schema = Client().get("/v1/openapi.json").json()
+    methods = {"get", "post", "put", "patch", "delete"}
+    tags = {
+        operation["operationId"]: operation.get("tags", [])
+        for item in schema["paths"].values()
+        for method, operation in item.items()
+        if method in methods
+    }
+    assert len(tags) > 90
+    assert {op: t for op, t in tags.items() if len(t) != 1} == {}
 
 
 @pytest.mark.postgres

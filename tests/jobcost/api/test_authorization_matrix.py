@@ -93,7 +93,7 @@ UNLISTED = "200 without the job's object"
 MISSING = "404 resource_missing"
 
 
-# --- the job: built lazily, so each case makes only what its route touches -------------------
+# --- the job: built once for the module (`shared`), plus what a route makes per call ---------
 
 
 def _id(obj) -> str:
