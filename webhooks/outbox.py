@@ -28,8 +28,9 @@ from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelive
 from webhooks.tasks import queue_drains
 
 # A render of up to this many objects of a type (a service's write, a small batch) reuses SQL
-# compiled once per count; a bulk write's larger chunks compile theirs, so the kept SQL stays
-# a few dozen statements per selector.
+# compiled once per count, and its rows are kept for the response (`jobcost.selectors.fresh`);
+# a bulk write's larger chunks compile theirs and keep none, so the kept SQL stays a few dozen
+# statements per selector and the kept rows a few per write.
 PREPARED_IDS = 8
 
 
@@ -41,8 +42,8 @@ def render_object(object_name: str, account_id: str, object_id: str) -> dict | N
 def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, dict]:
     """{id: the object as GET would return it now} for the visible ones: read in one query
     (with its prefetches), whose SQL is compiled once per selector and number of IDs up to
-    `PREPARED_IDS`, rendered
-    by the serializer compiled as a GET renders it (`jobcost.api.output`)."""
+    `PREPARED_IDS`, and rendered by the serializer compiled as a GET renders it
+    (`jobcost.api.output`)."""
     serializer_class = RESOURCES[object_name].serializer_class
     selector, ids = serializer_class.selector, sorted(set(object_ids))
 
@@ -50,12 +51,14 @@ def render_objects(object_name: str, account_id: str, object_ids) -> dict[str, d
         return selector(Scope(account_id)).filter(pk__in=ids)
 
     if len(ids) > PREPARED_IDS:
+        # A bulk write's chunk: no response reuses its rows, so none is kept (a 10,000-row
+        # import would keep them all in the thread until its next service call).
         rows = fetch.fetch(build(account_id, ids))
     else:
         rows = fetch.many(
             (render_objects, selector, len(ids)), build, account_id=account_id, ids=ids
         )
-    fresh.keep(serializer_class, rows)
+        fresh.keep(serializer_class, rows)
     data = json.loads(dumps(render_many(serializer_class, rows, context={})))
     return {obj.pk: rendered for obj, rendered in zip(rows, data, strict=True)}
 
@@ -83,8 +86,9 @@ def on_entry_recorded(sender, entry, actor: Actor, **kwargs) -> None:
 def on_entries_recorded(sender, entries, actor: Actor, insert=None, **kwargs) -> None:
     """Receiver of `audit.services.entries_recorded` (a bulk write of entries): the same
     events and deliveries as `on_entry_recorded` per entry, in a constant number of queries —
-    one render query per object type, one INSERT of events, one endpoint query per account,
-    one INSERT of deliveries."""
+    one render query per object type; one statement that inserts the events (and the audit
+    entries, when `insert` hands them over) and reads the enabled endpoints of every account
+    concerned; one INSERT of deliveries."""
     typed = [(e, t) for e in entries if (t := event_type(e.target_type, e.action)) is not None]
     wanted: dict[tuple[str, str], set[str]] = defaultdict(set)
     for entry, _type in typed:

@@ -11,9 +11,10 @@ writes. Should a twin have committed its response between the read and the inser
 snapshot predates the lock), the insert stores nothing: the request's writes are rolled back
 and the twin's response is replayed, so a key has one outcome. A handler that fails rolls the
 whole transaction back; its error response (when storable) is then stored in a transaction of
-its own that waits for the lock (`store_outcome`). A crash leaves neither. SQLite has no
-advisory locks, but it serializes writers and the unique (key, Idempotency-Key) row still
-guarantees one outcome.
+its own that waits at most `LOCK_WAIT` for the lock (`wait_lock`, called by
+`JobcostViewSet.run_write`; past it, 409 `idempotency_key_in_use`). A crash leaves neither.
+SQLite has no advisory locks, but it serializes writers and the unique (key, Idempotency-Key)
+row still guarantees one outcome.
 """
 
 from __future__ import annotations

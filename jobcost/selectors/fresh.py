@@ -2,7 +2,10 @@
 request so that they are not read twice: the webhook outbox renders each changed object for
 its event (`webhooks.outbox`) and the API then answers with the same object
 (`JobcostViewSet.render`). A service call (`jobcost.services.common.service`) forgets them all
-as it starts, so only rows read after the last change are ever reused."""
+as it starts, so only rows read after the last service began are ever reused; a row kept inside
+a savepoint that later rolled back stays kept (no view reads one back: a write's response
+renders what its last service wrote). The outbox keeps the rows of small renders only (a
+service's own objects, `webhooks.outbox.PREPARED_IDS`), never a bulk chunk's."""
 
 from __future__ import annotations
 

@@ -100,8 +100,11 @@ def lock(model: type[M], pk: str) -> M:
 def lock_with(model: type[M], pk: str, *related: str) -> M:
     """`lock` a row together with the rows its `related` foreign keys (non-null, forward)
     point to, in one `SELECT … FOR UPDATE` of the joined rows; each audited row is tracked.
-    PostgreSQL locks a result row's tuples in FROM order — the row, then the related rows in
-    the model's field order — so use it only where that is the documented lock order."""
+    PostgreSQL's executor locks a result row's tuples in FROM order — the row, then the
+    related rows in the model's field order. That is how its row-locking step walks the
+    query's tables, not an order its documentation promises, so use it only where that is
+    the documented lock order, and keep a test that would deadlock otherwise
+    (tests/jobcost/api/test_lock_order.py holds the invoice approval's)."""
     obj = model.objects.select_for_update().select_related(*related).get(pk=pk)
     for row in (obj, *(getattr(obj, name) for name in related)):
         if isinstance(row, Audited):
