@@ -35,7 +35,6 @@ its lease, and a worker that dies leaves it due again when the lease runs out.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -49,6 +48,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from jobcost.services.common import advisory_lock_id
 from webhooks.delivery import (
     LEASE,
     TIMEOUT_SECONDS,
@@ -82,8 +82,8 @@ class DrainResult:
 
 
 def _slot_key(endpoint_id: str, slot: int) -> int:
-    digest = hashlib.sha256(f"webhook-slot\x00{endpoint_id}\x00{slot}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+    """The advisory-lock ID of one of the endpoint's slots."""
+    return advisory_lock_id("webhook-slot", endpoint_id, str(slot))
 
 
 @contextmanager

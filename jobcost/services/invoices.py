@@ -78,12 +78,18 @@ def _duplicate(number: str) -> Conflict:
     )
 
 
+def _same_number(vendor_id: str, number: str, exclude_pk: str | None = None):
+    """The vendor's invoices numbered `number` (but `exclude_pk`): the duplicate-invoice rule's
+    one query, which `_check_number` and `_check_number_and_period` run."""
+    return Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk)
+
+
 def _check_number(vendor_id: str, number: str, exclude_pk: str | None = None) -> None:
     """409 `duplicate_invoice`. Invoice numbers are unique per vendor across projects, so the
     vendor row is locked (after the commitment and project, as every caller holds them) and
     two writes of one number to two commitments of the vendor cannot both pass."""
     lock(Vendor, vendor_id)
-    if Invoice.objects.filter(vendor_id=vendor_id, number=number).exclude(pk=exclude_pk).exists():
+    if _same_number(vendor_id, number, exclude_pk).exists():
         raise _duplicate(number)
 
 
@@ -93,7 +99,7 @@ def _check_number_and_period(vendor_id: str, number: str, project_id: str, day) 
     taken, locked = (
         Vendor.objects.filter(pk=vendor_id)
         .annotate(
-            taken=Exists(Invoice.objects.filter(vendor_id=vendor_id, number=number)),
+            taken=Exists(_same_number(vendor_id, number)),
             locked=Exists(locked_periods(project_id, day)),
         )
         .values_list("taken", "locked")
