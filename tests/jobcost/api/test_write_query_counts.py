@@ -74,8 +74,16 @@ def test_recoding_replaces_the_lines_in_one_statement_and_records_the_old_ones(a
     old = [{"cost_code": first.pk, "amount": 100}, {"cost_code": second.pk, "amount": 200}]
     new = [{"cost_code": second.pk, "amount": 250}, {"cost_code": first.pk, "amount": 50}]
     assert api.patch(path, {"lines": old}).status_code == 200
-    response = api.patch(path, {"lines": new})
+    with CaptureQueriesContext(connection) as queries:
+        response = api.patch(path, {"lines": new})
     assert response.status_code == 200, response.content
+    line_writes = [
+        q["sql"]
+        for q in queries.captured_queries
+        if "jobcost_invoiceline" in q["sql"] and ("DELETE" in q["sql"] or "INSERT" in q["sql"])
+    ]
+    assert len(line_writes) == 1, line_writes
+    assert "DELETE" in line_writes[0] and "INSERT" in line_writes[0]
     assert response.json()["lines"] == new
     trail = api.get(f"{path}/audit").json()["data"]
     coded = [entry for entry in trail if entry["action"] == "coded"]
