@@ -112,6 +112,17 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # PostgreSQL binds the parameters (psycopg's server-side binding) and prepares a statement
+    # a connection runs for the DATABASE_PREPARE_THRESHOLD-th time, so a kept connection
+    # parses and plans each of its frequent queries once (README "Configuration"). "off"
+    # for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
+    # transaction mode).
+    _prepare = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True,
+        prepare_threshold=None if _prepare in ("off", "") else int(_prepare),
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer lock instead of failing at once when the worker and the web
     # server write together on the embedded database. IMMEDIATE: a transaction takes the

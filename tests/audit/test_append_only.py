@@ -20,9 +20,13 @@ def entry(account):
     return AuditEntry.objects.get(target_id=owner.pk, action="created")
 
 
-def _raw(sql, params):
-    """Run raw SQL in a savepoint so a refusal leaves the test's transaction usable."""
+def _raw(sql, params, role: str | None = None):
+    """Run raw SQL in a savepoint so a refusal leaves the test's transaction usable; as
+    `role` (SET LOCAL ROLE first) when given. One statement per `execute`: the connection
+    binds parameters on the server, where a statement cannot hold two commands."""
     with transaction.atomic(), connection.cursor() as cursor:
+        if role is not None:
+            cursor.execute(f"SET LOCAL ROLE {role}")
         cursor.execute(sql, params)
 
 
@@ -110,10 +114,11 @@ def test_orm_instance_save_and_delete_raise(entry):
     assert row.note == ""
 
 
-def _sqlstate(sql: str, params=()) -> str | None:
-    """Run `sql` in a savepoint; the SQLSTATE it was refused with, or None if it ran."""
+def _sqlstate(sql: str, params=(), role: str | None = None) -> str | None:
+    """Run `sql` in a savepoint (as `role`, when given); the SQLSTATE it was refused with,
+    or None if it ran."""
     try:
-        _raw(sql, params)
+        _raw(sql, params, role)
     except DatabaseError as exc:
         return exc.__cause__.sqlstate
     return None
@@ -157,8 +162,8 @@ def test_service_role_cannot_drop_disable_or_bypass_the_triggers(entry):
             "delete": f"DELETE FROM {TABLE} WHERE id = %s",
         }.items():
             params = [entry.pk] if "%s" in sql else []
-            refused[name] = _sqlstate(f"SET LOCAL ROLE {role}; {sql}", params)
+            refused[name] = _sqlstate(sql, params, role)
         assert refused == dict.fromkeys(refused, "42501"), refused
-        assert _sqlstate(f"SET LOCAL ROLE {role}; SELECT count(*) FROM {TABLE}") is None
+        assert _sqlstate(f"SELECT count(*) FROM {TABLE}", role=role) is None
         transaction.set_rollback(True)
     _unchanged(entry)
