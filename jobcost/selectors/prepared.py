@@ -37,7 +37,7 @@ class _Prepared:
     params: tuple
     # (index in params, value name, index in that value's sorted collection or None)
     slots: tuple[tuple[int, str, int | None], ...]
-    plan: Plan
+    plan: Plan | None  # None for `rows`
     lookups: tuple
     db: str
 
@@ -89,12 +89,41 @@ def _prepare(build: Callable[..., QuerySet], first: bool, values: dict[str, Valu
         plan = Plan(compiler, db)
     except (Unsupported, EmptyResultSet):
         return _UNPREPARABLE
+    slots = _slots(sql, params, names)
+    if slots is None:
+        return _UNPREPARABLE
+    return _Prepared(sql, tuple(params), slots, plan, lookups, db)
+
+
+def _slots(sql: str, params, names: dict) -> tuple | None:
+    """Where each placeholder lies in `params`; None when one lies anywhere else."""
     slots = [(i, *names[p]) for i, p in enumerate(params) if isinstance(p, str) and p in names]
     # A mark found anywhere but as a whole parameter was transformed (`%mark%`) or inlined.
     taken = {slot[0] for slot in slots}
     if _marked([sql, *(repr(p) for i, p in enumerate(params) if i not in taken)]):
+        return None
+    return tuple(slots)
+
+
+def _prepare_rows(build: Callable[..., QuerySet], values: dict[str, Value]):
+    arguments, names = _placeholders(values)
+    queryset = build(**arguments)
+    try:
+        sql, params = queryset.query.get_compiler(using=queryset.db).as_sql()
+    except EmptyResultSet:
         return _UNPREPARABLE
-    return _Prepared(sql, tuple(params), tuple(slots), plan, lookups, db)
+    slots = _slots(sql, params, names)
+    if slots is None:
+        return _UNPREPARABLE
+    return _Prepared(sql, tuple(params), slots, None, (), queryset.db)
+
+
+def _run(prepared: _Prepared, values: dict[str, Value]) -> list:
+    params = list(prepared.params)
+    ordered = {n: sorted(v) for n, v in values.items() if not isinstance(v, str | None)}
+    for index, name, position in prepared.slots:
+        params[index] = values[name] if position is None else ordered[name][position]
+    return run(prepared.sql, params, prepared.db)
 
 
 def instances(
@@ -108,9 +137,18 @@ def instances(
         prepared = _cache[key] = _prepare(build, first, values)
     if prepared is _UNPREPARABLE:
         return None
-    params = list(prepared.params)
-    ordered = {n: sorted(v) for n, v in values.items() if not isinstance(v, str | None)}
-    for index, name, position in prepared.slots:
-        params[index] = values[name] if position is None else ordered[name][position]
-    rows = run(prepared.sql, params, prepared.db)
-    return prepared.plan.instances(rows), prepared.lookups
+    return prepared.plan.instances(_run(prepared, values)), prepared.lookups
+
+
+def rows(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> list[tuple] | None:
+    """The rows of `build(**values)`, a `.values()` queryset (aggregates, say), as tuples of
+    the database's values in the select's column order, with no field's `from_db_value`
+    applied: for columns whose database value is the Python one (integers, strings). The SQL
+    is compiled once per `key`, under the rules `instances` follows; None when this `key`
+    cannot be prepared, and the caller reads the queryset itself."""
+    prepared = _cache.get(key)
+    if prepared is None:
+        prepared = _cache[key] = _prepare_rows(build, values)
+    if prepared is _UNPREPARABLE:
+        return None
+    return _run(prepared, values)

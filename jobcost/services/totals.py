@@ -20,6 +20,7 @@ from jobcost.error_codes import ProjectErrorCode
 from jobcost.errors import ValidationFailed
 from jobcost.models import BudgetLine, Commitment, PayApp, Project
 from jobcost.money import MONEY_MAX, format_dollars
+from jobcost.selectors import prepared
 from jobcost.selectors.g702 import G702
 from jobcost.selectors.rollups import projected_cost_expr, revised_expr
 
@@ -63,14 +64,7 @@ def ensure_project_totals(
     revised = project["contract_amount"] + project["approved_changes"]
     name = f"project {project['number']}"
     check_total(f"the revised contract of {name}", revised, param=param, object_id=project_id)
-    sums = BudgetLine.objects.filter(project_id=project_id).aggregate(
-        total_revised=Sum(revised_expr()),
-        total_committed=Sum(F("committed")),
-        total_actual=Sum(F("actual")),
-        total_projected=Sum(projected_cost_expr()),
-        total_line_revised=Max(Abs(revised_expr())),
-        total_line_projected=Max(projected_cost_expr()),
-    )
+    sums = _line_totals(project_id)
     labels = {
         "total_revised": f"the revised budget of {name}",
         "total_committed": f"the committed cost of {name}",
@@ -81,6 +75,40 @@ def ensure_project_totals(
     }
     for key, what in labels.items():
         check_total(what, sums[key], param=param, object_id=project_id)
+
+
+def _line_aggregates() -> dict:
+    return {
+        "total_revised": Sum(revised_expr()),
+        "total_committed": Sum(F("committed")),
+        "total_actual": Sum(F("actual")),
+        "total_projected": Sum(projected_cost_expr()),
+        "total_line_revised": Max(Abs(revised_expr())),
+        "total_line_projected": Max(projected_cost_expr()),
+    }
+
+
+def _project_lines(project_id: str):
+    return BudgetLine.objects.filter(project_id=project_id)
+
+
+def _line_totals(project_id: str) -> dict[str, int | None]:
+    """{aggregate name: cents, None when the project has no budget line} over the project's
+    budget lines (`_line_aggregates`), in one query whose SQL is compiled once per process
+    (`jobcost.selectors.prepared.rows`): every write that moves a budget runs it."""
+    names = list(_line_aggregates())
+
+    def build(project_id):
+        grouped = _project_lines(project_id).values("project_id").order_by()
+        return grouped.annotate(**_line_aggregates()).values_list(*names)
+
+    found = prepared.rows((_line_totals,), build, project_id=project_id)
+    if found is None:
+        return _project_lines(project_id).aggregate(**_line_aggregates())
+    if not found:
+        return dict.fromkeys(names)
+    # PostgreSQL's sum of bigints is a numeric (a Decimal here); the ORM would make it an int.
+    return {name: None if v is None else int(v) for name, v in zip(names, found[0], strict=True)}
 
 
 def ensure_commitment_totals(commitment_ids: Iterable[str], *, param: str | None = None):

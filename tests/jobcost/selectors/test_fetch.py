@@ -10,16 +10,18 @@ from collections import Counter
 
 import pytest
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Max, Model, Sum
+from django.db.models.functions import Abs
 from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 
 from jobcost.demo.loader import demo_job_load
-from jobcost.models import Invoice, Project
+from jobcost.models import BudgetLine, Invoice, Project
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
 from jobcost.selectors import fetch, prepared
 from jobcost.services.budget_imports import budget_import_start
+from tests.factories import ProjectFactory
 from tests.shared import rows_for_the_module
 from tests.webhooks.support import make_endpoint
 
@@ -161,3 +163,26 @@ def test_values_and_evaluated_querysets_are_read_by_django(project):
     with CaptureQueriesContext(connection) as queries:
         assert fetch.fetch(evaluated) == [project]
     assert len(queries) == 0
+
+
+def test_rows_reads_what_values_list_reads_compiling_once(shared_demo, db):
+    """`prepared.rows` (the budget totals every budget write checks, jobcost/services/totals.py)
+    reads the rows the ORM reads, in one query, building the queryset only the first time."""
+    built = []
+
+    def build(project_id):
+        built.append(project_id)
+        lines = BudgetLine.objects.filter(project_id=project_id).values("project_id").order_by()
+        totals = lines.annotate(committed=Sum("committed"), biggest=Max(Abs("original_amount")))
+        return totals.values_list("committed", "biggest")
+
+    empty = ProjectFactory(account=shared_demo.account)
+    for project in (shared_demo, empty, shared_demo):
+        with CaptureQueriesContext(connection) as queries:
+            found = prepared.rows(("test", "rows"), build, project_id=project.pk)
+        assert len(queries) == 1
+        assert [tuple(map(int, row)) for row in found] == list(build(project.pk))
+    assert found and found[0][0] > 0  # the demo's budget has commitments
+    assert prepared.rows(("test", "rows"), build, project_id=empty.pk) == []
+    # Once with placeholders, then only the comparisons above.
+    assert len(built) == 1 + 3
