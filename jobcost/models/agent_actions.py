@@ -46,7 +46,8 @@ class AgentAction(Audited, TimestampedModel):
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="agent_actions")
     action = models.CharField(max_length=32, choices=AgentActionKind.choices)
     target = models.CharField(max_length=40, blank=True)
-    payload = models.JSONField()
+    # Blank allowed: `{}` is a valid body of PATCH /v1/budgets/{id} (budget.update), a no-op.
+    payload = models.JSONField(blank=True)
     rationale = models.TextField(blank=True)
     status = models.CharField(
         max_length=16, choices=AgentActionStatus.choices, default=AgentActionStatus.PROPOSED

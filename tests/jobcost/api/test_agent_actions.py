@@ -435,6 +435,23 @@ def test_budget_update_original_amount_while_bid(account, agent, manager):
     assert {f: after[f] for f in fields} == {f: real[f] for f in fields}
 
 
+def test_an_empty_budget_update_is_accepted_as_the_real_patch_is(job, agent, manager):
+    """PATCH /v1/budgets/{id} takes `{}` and changes nothing; so does a budget.update
+    proposed with the empty payload, and approved (found by schemathesis's stateful phase,
+    which the model's "cannot be blank" answered with a 400 the schema did not allow)."""
+    line = job.codes["01-000"].budget_line
+    before = manager.get(f"/v1/budgets/{line.pk}").json()
+    assert manager.patch(f"/v1/budgets/{line.pk}", {}).status_code == 200
+    action_id = proposed_id(agent, "budget.update", {}, line.pk)
+    approved = manager.post(f"{ACTIONS}/{action_id}/approve")
+    assert approved.status_code == 200, approved.content
+    assert (approved.json()["status"], approved.json()["payload"]) == ("approved", {})
+    after = manager.get(f"/v1/budgets/{line.pk}").json()
+    assert {k: v for k, v in after.items() if k != "updated_at"} == {
+        k: v for k, v in before.items() if k != "updated_at"
+    }
+
+
 def test_fractional_numbers_in_a_payload_survive_proposal_and_approval(job, agent, manager):
     """POST /v1/daily-logs takes hours of 48.5 (exact, two decimals); the same body proposed
     as daily_log.create must be accepted and, approved, log 48.5 + 16 = 64.5 hours."""
