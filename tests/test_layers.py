@@ -8,6 +8,7 @@ The source is read with `ast`, nothing is imported; tests and migrations aside.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,11 @@ def _rank(module: str) -> int:
     return rank
 
 
-EDGES = {module: _imports(module) for module in MODULES}
+@functools.cache
+def _edges() -> dict[str, list[tuple[str, int, bool]]]:
+    """{module: its imports} over the project, parsed when a test first asks (not while
+    pytest collects, in every worker)."""
+    return {module: _imports(module) for module in MODULES}
 
 
 def test_every_module_has_a_layer():
@@ -135,7 +140,7 @@ def test_every_module_has_a_layer():
 
 def test_no_import_points_up_a_layer_or_to_a_higher_app():
     wrong = []
-    for module, imports in EDGES.items():
+    for module, imports in _edges().items():
         for target, line, _ in imports:
             if APPS.index(target.split(".")[0]) > APPS.index(module.split(".")[0]):
                 wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line} imports {target} (app)")
@@ -147,7 +152,7 @@ def test_no_import_points_up_a_layer_or_to_a_higher_app():
 def test_no_project_import_inside_a_function():
     wrong = [
         f"{MODULES[module].relative_to(ROOT)}:{line} imports {target} inside a function"
-        for module, imports in EDGES.items()
+        for module, imports in _edges().items()
         for target, line, inside in imports
         if inside and str(MODULES[module].relative_to(ROOT)) not in READY_FILES
     ]
@@ -197,7 +202,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycle_between_files():
-    graph = {module: {target for target, _, _ in imports} for module, imports in EDGES.items()}
+    graph = {module: {target for target, _, _ in imports} for module, imports in _edges().items()}
     assert _cycles(graph) == []
 
 
