@@ -114,7 +114,7 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL binds the parameters (psycopg's server-side binding) and prepares a statement
-    # a connection runs for the DATABASE_PREPARE_THRESHOLD-th time, so a kept connection
+    # a connection has run DATABASE_PREPARE_THRESHOLD times, on its next run, so a kept connection
     # parses and plans each of its frequent queries once (README "Configuration"). "off"
     # for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
     # transaction mode).
