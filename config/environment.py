@@ -92,3 +92,22 @@ def allowed_hosts(env: str) -> list[str]:
             "names the service answers to (e.g. jobcost.example.com), without '*'."
         )
     return hosts
+
+
+PREPARE_OFF = ("off", "false", "no", "")
+
+
+def prepare_threshold() -> int | None:
+    """DATABASE_PREPARE_THRESHOLD (README "Configuration"): how many runs of a statement on a
+    connection before PostgreSQL prepares it (default 5; 0 prepares every statement at once),
+    or None for `off`, `false`, `no` or empty (nothing prepared, for an old PgBouncer in
+    transaction mode). Anything else is refused."""
+    value = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
+    if value in PREPARE_OFF:
+        return None
+    if not value.isdigit():
+        raise ImproperlyConfigured(
+            f"DATABASE_PREPARE_THRESHOLD must be a whole number of runs (5 by default) or "
+            f"'off'; got {value!r}."
+        )
+    return int(value)

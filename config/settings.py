@@ -118,10 +118,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # parses and plans each of its frequent queries once (README "Configuration"). "off"
     # for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
     # transaction mode).
-    _prepare = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        server_side_binding=True,
-        prepare_threshold=None if _prepare in ("off", "") else int(_prepare),
+        server_side_binding=True, prepare_threshold=environment.prepare_threshold()
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer lock instead of failing at once when the worker and the web

@@ -19,7 +19,8 @@ from jobcost.models import Project
 @pytest.mark.postgres
 def test_a_statement_run_often_is_prepared_on_the_server(db):
     threshold = settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"]
-    assert threshold == 5
+    if threshold is None:
+        pytest.skip("DATABASE_PREPARE_THRESHOLD is off in this environment: nothing is prepared")
 
     def prepared() -> list[str]:
         with connection.cursor() as cursor:
@@ -35,9 +36,12 @@ def test_a_statement_run_often_is_prepared_on_the_server(db):
     assert len(prepared()) == 1
 
 
-@pytest.mark.parametrize(("value", "expected"), [("off", None), ("", None), ("0", 0), (None, 5)])
-def test_the_threshold_comes_from_the_environment(value, expected):
+@pytest.mark.parametrize(
+    ("value", "expected"), [("off", None), ("", None), (" No ", None), ("0", 0), (None, 5)]
+)
+def test_the_threshold_comes_from_the_environment(value, expected, tmp_path):
     env = {
+        "JOBCOST_VAR_DIR": str(tmp_path),
         "PATH": os.environ["PATH"],
         "JOBCOST_ENV": "development",
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -49,14 +53,35 @@ def test_the_threshold_comes_from_the_environment(value, expected):
         "import json; from django.conf import settings; "
         "print(json.dumps(settings.DATABASES['default']['OPTIONS']))"
     )
-    result = subprocess.run(
+    result = _python(code, env)
+    assert result.returncode == 0, result.stderr
+    options = json.loads(result.stdout)
+    assert options == {"server_side_binding": True, "prepare_threshold": expected}
+
+
+def test_a_threshold_that_is_not_a_number_is_refused(tmp_path):
+    env = {
+        "JOBCOST_VAR_DIR": str(tmp_path),
+        "PATH": os.environ["PATH"],
+        "JOBCOST_ENV": "development",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
+        "DATABASE_PREPARE_THRESHOLD": "sometimes",
+    }
+    result = _python("from django.conf import settings; settings.DATABASES", env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: DATABASE_PREPARE_THRESHOLD must be a whole number" in (
+        result.stderr
+    )
+
+
+def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [sys.executable, "-c", code],
         cwd=settings.BASE_DIR,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
-    options = json.loads(result.stdout)
-    assert options == {"server_side_binding": True, "prepare_threshold": expected}
