@@ -146,6 +146,7 @@ def rows(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> list
     applied: for columns whose database value is the Python one (integers, strings). The SQL
     is compiled once per `key`, under the rules `instances` follows; None when this `key`
     cannot be prepared, and the caller reads the queryset itself."""
+    key = ("rows", key)  # never the key of an `instances` plan
     prepared = _cache.get(key)
     if prepared is None:
         prepared = _cache[key] = _prepare_rows(build, values)

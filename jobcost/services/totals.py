@@ -96,6 +96,9 @@ def _line_totals(project_id: str) -> dict[str, int | None]:
     """{aggregate name: cents, None when the project has no budget line} over the project's
     budget lines (`_line_aggregates`), in one query whose SQL is compiled once per process
     (`jobcost.selectors.prepared.rows`): every write that moves a budget runs it."""
+    if not isinstance(project_id, str):
+        # The SQL is compiled from the first call's shape: a None would keep `IS NULL`.
+        raise TypeError(f"project_id must be a project's ID, not {project_id!r}")
     names = list(_line_aggregates())
 
     def build(project_id):
