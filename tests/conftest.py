@@ -33,7 +33,8 @@ QuietWSGIRequestHandler.disable_nagle_algorithm = True
 # tests take milliseconds. Each runs first among the tests of its kind (pytest-django's order:
 # tests in a transaction, then transactional ones, which empty the database, then those without
 # one), so that pytest-xdist hands them out while the quick ones are still queued, and the run
-# does not end with one worker finishing a long test while the others idle.
+# does not end with one worker finishing a long test while the others idle. The contract tests
+# (FIRST_FIXTURES, below) go before all of these.
 SLOW_FIXTURES = {"live_server", "workers", "worker", "server"}
 
 

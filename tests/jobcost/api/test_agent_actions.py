@@ -452,6 +452,32 @@ def test_an_empty_budget_update_is_accepted_as_the_real_patch_is(job, agent, man
     }
 
 
+@pytest.mark.parametrize(
+    ("action", "param"),
+    [
+        ("invoice.code", "payload.lines"),
+        ("change_order.create", "payload.project"),
+        ("rfi.create", "payload.project"),
+        ("daily_log.create", "payload.project"),
+    ],
+)
+def test_an_empty_payload_is_refused_where_the_real_endpoint_needs_fields(
+    job, agent, action, param
+):
+    """Only budget.update's endpoint takes `{}`; every other action's empty payload gets the
+    400 its endpoint gives, naming the missing field under `payload.`, and records nothing."""
+    invoice = (
+        make_invoice(job.commitment, amount=60_000, number="AG-0")
+        if action == "invoice.code"
+        else None
+    )
+    before = AgentAction.objects.count()
+    response = propose(agent, action, {}, invoice.pk if invoice else None)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["param"] == param
+    assert AgentAction.objects.count() == before
+
+
 def test_fractional_numbers_in_a_payload_survive_proposal_and_approval(job, agent, manager):
     """POST /v1/daily-logs takes hours of 48.5 (exact, two decimals); the same body proposed
     as daily_log.create must be accepted and, approved, log 48.5 + 16 = 64.5 hours."""
