@@ -40,13 +40,7 @@ def test_a_statement_run_often_is_prepared_on_the_server(db):
     ("value", "expected"), [("off", None), ("", None), (" No ", None), ("0", 0), (None, 5)]
 )
 def test_the_threshold_comes_from_the_environment(value, expected, tmp_path):
-    env = {
-        "JOBCOST_VAR_DIR": str(tmp_path),
-        "PATH": os.environ["PATH"],
-        "JOBCOST_ENV": "development",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
-    }
+    env = _env(tmp_path)
     if value is not None:
         env["DATABASE_PREPARE_THRESHOLD"] = value
     code = (
@@ -60,19 +54,24 @@ def test_the_threshold_comes_from_the_environment(value, expected, tmp_path):
 
 
 def test_a_threshold_that_is_not_a_number_is_refused(tmp_path):
-    env = {
-        "JOBCOST_VAR_DIR": str(tmp_path),
-        "PATH": os.environ["PATH"],
-        "JOBCOST_ENV": "development",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
-        "DATABASE_PREPARE_THRESHOLD": "sometimes",
-    }
+    env = {**_env(tmp_path), "DATABASE_PREPARE_THRESHOLD": "sometimes"}
     result = _python("from django.conf import settings; settings.DATABASES", env)
     assert result.returncode != 0
     assert "ImproperlyConfigured: DATABASE_PREPARE_THRESHOLD must be a whole number" in (
         result.stderr
     )
+
+
+def _env(tmp_path) -> dict[str, str]:
+    """A PostgreSQL URL and the development settings, in a folder of the test's own; nothing
+    connects (reading the settings does not)."""
+    return {
+        "JOBCOST_VAR_DIR": str(tmp_path),
+        "PATH": os.environ["PATH"],
+        "JOBCOST_ENV": "development",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
+    }
 
 
 def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
