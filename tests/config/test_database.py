@@ -5,15 +5,13 @@ prepared there; "off" prepares nothing."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
 from jobcost.models import Project
+from tests.config.manage import manage
 
 
 @pytest.mark.postgres
@@ -36,51 +34,34 @@ def test_a_statement_run_often_is_prepared_on_the_server(db):
     assert len(prepared()) == 1
 
 
+# A PostgreSQL URL (reading the settings connects to nothing) and a key, so that nothing is
+# kept in the test's var folder.
+URL = {
+    "JOBCOST_ENV": "development",
+    "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
+    "DJANGO_SECRET_KEY": "a development key long enough for Django's check, not kept anywhere",
+}
+OPTIONS = (
+    "import json; from django.conf import settings; "
+    "print(json.dumps(settings.DATABASES['default']['OPTIONS']))"
+)
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [("off", None), ("", None), (" No ", None), ("0", 0), (None, 5)]
 )
 def test_the_threshold_comes_from_the_environment(value, expected, tmp_path):
-    env = _env(tmp_path)
-    if value is not None:
-        env["DATABASE_PREPARE_THRESHOLD"] = value
-    code = (
-        "import json; from django.conf import settings; "
-        "print(json.dumps(settings.DATABASES['default']['OPTIONS']))"
-    )
-    result = _python(code, env)
+    env = dict(URL) if value is None else {**URL, "DATABASE_PREPARE_THRESHOLD": value}
+    result = manage(tmp_path, env, "shell", "--no-imports", "-c", OPTIONS)
     assert result.returncode == 0, result.stderr
     options = json.loads(result.stdout)
     assert options == {"server_side_binding": True, "prepare_threshold": expected}
 
 
 def test_a_threshold_that_is_not_a_number_is_refused(tmp_path):
-    env = {**_env(tmp_path), "DATABASE_PREPARE_THRESHOLD": "sometimes"}
-    result = _python("from django.conf import settings; settings.DATABASES", env)
+    env = {**URL, "DATABASE_PREPARE_THRESHOLD": "sometimes"}
+    result = manage(tmp_path, env, "check")
     assert result.returncode != 0
     assert "ImproperlyConfigured: DATABASE_PREPARE_THRESHOLD must be a whole number" in (
         result.stderr
-    )
-
-
-def _env(tmp_path) -> dict[str, str]:
-    """A PostgreSQL URL and the development settings, in a folder of the test's own; nothing
-    connects (reading the settings does not)."""
-    return {
-        "JOBCOST_VAR_DIR": str(tmp_path),
-        "PATH": os.environ["PATH"],
-        "JOBCOST_ENV": "development",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": "postgres://jobcost@127.0.0.1:5432/jobcost",
-    }
-
-
-def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
     )

@@ -8,39 +8,18 @@ inherited but PATH), so the settings are read as a deployment would read them.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from config.environment import BUILTIN_SECRET_KEY
+from tests.config.manage import manage
 
 BASE_DIR = Path(settings.BASE_DIR)
-
-
-def _manage(tmp_path: Path, env: dict[str, str], *args: str, shell_prelude: str = ""):
-    """Run `manage.py <args>` (after `shell_prelude`, a bash snippet) with `env` alone."""
-    command = f'{shell_prelude}\nexec "$PYTHON" manage.py "$@"'
-    return subprocess.run(
-        ["bash", "-c", command, "manage", *args],
-        cwd=BASE_DIR,
-        env={
-            "PATH": os.environ["PATH"],
-            "PYTHON": sys.executable,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "JOBCOST_VAR_DIR": str(tmp_path / "var"),
-            **env,
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def _readme_production_block() -> str:
@@ -55,7 +34,7 @@ def _readme_production_block() -> str:
 def test_readme_production_environment_passes_check_deploy(tmp_path):
     block = _readme_production_block()
     assert "JOBCOST_ENV=production" in block
-    result = _manage(
+    result = manage(
         tmp_path,
         {"DJANGO_SECRET_KEY": secrets.token_urlsafe(50)},
         "check",
@@ -89,7 +68,7 @@ GOOD_KEY = "k" * 10 + secrets.token_urlsafe(50)
     ],
 )
 def test_production_refuses_to_start_with_unsafe_settings(tmp_path, env, message):
-    result = _manage(tmp_path, {**PRODUCTION, **env}, "check")
+    result = manage(tmp_path, {**PRODUCTION, **env}, "check")
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert message in result.stderr, result.stderr
@@ -97,21 +76,21 @@ def test_production_refuses_to_start_with_unsafe_settings(tmp_path, env, message
 
 
 def test_production_starts_with_its_own_key_and_hosts(tmp_path):
-    result = _manage(tmp_path, {**PRODUCTION, "DJANGO_SECRET_KEY": GOOD_KEY}, "check")
+    result = manage(tmp_path, {**PRODUCTION, "DJANGO_SECRET_KEY": GOOD_KEY}, "check")
     assert result.returncode == 0, result.stderr
 
 
 def test_development_generates_a_key_once_and_keeps_it_private(tmp_path):
     show = ["shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)"]
     (tmp_path / "var").mkdir()  # `make install` creates it; the settings never do
-    first = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
+    first = manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
     assert first.returncode == 0, first.stderr
     kept = tmp_path / "var" / "secret_key"
     key = kept.read_text().strip()
     assert first.stdout.strip().splitlines()[-1] == key
     assert len(key) >= 50 and key != BUILTIN_SECRET_KEY
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
-    second = _manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
+    second = manage(tmp_path, {"JOBCOST_ENV": "development"}, *show)
     assert second.stdout.strip().splitlines()[-1] == key
     assert [p.name for p in kept.parent.iterdir() if "secret_key" in p.name] == ["secret_key"]
 
@@ -119,11 +98,9 @@ def test_development_generates_a_key_once_and_keeps_it_private(tmp_path):
 def test_reading_the_settings_creates_no_folder(tmp_path):
     """Without var/, development refuses with what to do, and nothing is created; with
     DJANGO_SECRET_KEY set it starts, still creating nothing (no broker folders either)."""
-    missing = _manage(tmp_path, {"JOBCOST_ENV": "development"}, "check")
+    missing = manage(tmp_path, {"JOBCOST_ENV": "development"}, "check")
     assert missing.returncode != 0
     assert "make install" in missing.stderr, missing.stderr
-    keyed = _manage(
-        tmp_path, {"JOBCOST_ENV": "development", "DJANGO_SECRET_KEY": GOOD_KEY}, "check"
-    )
+    keyed = manage(tmp_path, {"JOBCOST_ENV": "development", "DJANGO_SECRET_KEY": GOOD_KEY}, "check")
     assert keyed.returncode == 0, keyed.stderr
     assert not (tmp_path / "var").exists()
