@@ -109,7 +109,7 @@ class Workers:
             exited = any(process.poll() is not None for process in self.processes)
             assert not exited, f"a Celery worker exited on start; see {self.logs}"
             wanted = len(self.processes)
-            replies = celery_app.control.ping(timeout=0.5, limit=wanted) or []
+            replies = celery_app.control.ping(timeout=0.1, limit=wanted) or []
             names = {name for reply in replies for name in reply if name.startswith(self.queue)}
             return names if len(names) >= wanted else None
 
