@@ -57,6 +57,11 @@ SECURE_HSTS_SECONDS = int(
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 
+# The back office reads the signed-in user with their membership and its projects in one
+# query (docs/architecture.md, "The back office's user"). A session signed in under another
+# backend is asked to sign in again.
+AUTHENTICATION_BACKENDS = ["jobcost.admin.auth_backend.BackOfficeBackend"]
+
 INSTALLED_APPS = [
     "config.backoffice.BackOfficeAdminConfig",
     "django.contrib.auth",
