@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from config import environment
 from jobcost.models import Project
 from tests.config.manage import manage
 
@@ -50,12 +51,21 @@ OPTIONS = (
 @pytest.mark.parametrize(
     ("value", "expected"), [("off", None), ("", None), (" No ", None), ("0", 0), (None, 5)]
 )
-def test_the_threshold_comes_from_the_environment(value, expected, tmp_path):
-    env = dict(URL) if value is None else {**URL, "DATABASE_PREPARE_THRESHOLD": value}
+def test_the_threshold_is_read_from_the_environment(value, expected, monkeypatch):
+    if value is None:
+        monkeypatch.delenv("DATABASE_PREPARE_THRESHOLD", raising=False)
+    else:
+        monkeypatch.setenv("DATABASE_PREPARE_THRESHOLD", value)
+    assert environment.prepare_threshold() == expected
+
+
+def test_the_settings_take_the_threshold_from_the_environment(tmp_path):
+    """What a deployment's process reads: the connection's options, from the environment."""
+    env = {**URL, "DATABASE_PREPARE_THRESHOLD": "off"}
     result = manage(tmp_path, env, "shell", "--no-imports", "-c", OPTIONS)
     assert result.returncode == 0, result.stderr
     options = json.loads(result.stdout)
-    assert options == {"server_side_binding": True, "prepare_threshold": expected}
+    assert options == {"server_side_binding": True, "prepare_threshold": None}
 
 
 def test_a_threshold_that_is_not_a_number_is_refused(tmp_path):
