@@ -21,7 +21,7 @@ from jobcost.api.output import render_many
 from jobcost.api.renderers import dumps
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
-from jobcost.selectors import fetch, fresh
+from jobcost.selectors import fetch, fresh, prepared
 from webhooks.catalogue import event_type, subscribes
 from webhooks.lanes import lane_for
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
@@ -178,17 +178,20 @@ def _insert_and_read_endpoints(
     enabled endpoints of their accounts ({account ID: endpoints}); on PostgreSQL in one
     statement (the INSERTs as CTEs of the SELECT)."""
     accounts = sorted({event.account_id for event in events})
-    endpoints = WebhookEndpoint.objects.filter(
-        account_id__in=accounts, status=EndpointStatus.ENABLED, deleted_at__isnull=True
-    ).only("id", "account_id", "events", "failing_since", "slow_since")
     if connection.vendor != "postgresql":
         Event.objects.bulk_create(events)
-        found = list(endpoints)
+        found = list(_enabled_endpoints(accounts))
     else:
         insert = InsertQuery(Event)
         insert.insert_values(Event._meta.concrete_fields, events)
         ((insert_sql, insert_params),) = insert.get_compiler(connection=connection).as_sql()
-        select_sql, select_params = endpoints.query.sql_with_params()
+        # Compiled once per number of accounts (`prepared.statement`): a write's SQL.
+        select = prepared.statement(
+            (_enabled_endpoints, len(accounts)), _enabled_endpoints, accounts=accounts
+        )
+        if select is None:
+            select = _enabled_endpoints(accounts).query.sql_with_params()
+        select_sql, select_params = select
         ctes, params = [f"inserted AS ({insert_sql})"], [*insert_params]
         entries = entries_insert.take() if entries_insert is not None else None
         if entries is not None:
@@ -206,6 +209,13 @@ def _insert_and_read_endpoints(
     for endpoint in found:
         endpoints_of[endpoint.account_id].append(endpoint)
     return endpoints_of
+
+
+def _enabled_endpoints(accounts):
+    """The enabled, undeleted endpoints of `accounts` (IDs), with what `_record` reads."""
+    return WebhookEndpoint.objects.filter(
+        account_id__in=accounts, status=EndpointStatus.ENABLED, deleted_at__isnull=True
+    ).only("id", "account_id", "events", "failing_since", "slow_since")
 
 
 def event_record(

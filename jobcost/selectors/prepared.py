@@ -118,12 +118,16 @@ def _prepare_rows(build: Callable[..., QuerySet], values: dict[str, Value]):
     return _Prepared(sql, tuple(params), slots, None, (), queryset.db)
 
 
-def _run(prepared: _Prepared, values: dict[str, Value]) -> list:
+def _params(prepared: _Prepared, values: dict[str, Value]) -> list:
     params = list(prepared.params)
     ordered = {n: sorted(v) for n, v in values.items() if not isinstance(v, str | None)}
     for index, name, position in prepared.slots:
         params[index] = values[name] if position is None else ordered[name][position]
-    return run(prepared.sql, params, prepared.db)
+    return params
+
+
+def _run(prepared: _Prepared, values: dict[str, Value]) -> list:
+    return run(prepared.sql, _params(prepared, values), prepared.db)
 
 
 def instances(
@@ -153,3 +157,17 @@ def rows(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> list
     if prepared is _UNPREPARABLE:
         return None
     return _run(prepared, values)
+
+
+def statement(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> tuple | None:
+    """(sql, params) of `build(**values)`, for a caller that runs it inside a statement of
+    its own (a CTE's SELECT, say): compiled once per `key` under the rules `instances`
+    follows, the values put in their places on each call; None when this `key` cannot be
+    prepared, and the caller compiles the queryset itself."""
+    key = ("statement", key)  # never the key of an `instances` or `rows` plan
+    prepared = _cache.get(key)
+    if prepared is None:
+        prepared = _cache[key] = _prepare_rows(build, values)
+    if prepared is _UNPREPARABLE:
+        return None
+    return prepared.sql, _params(prepared, values)

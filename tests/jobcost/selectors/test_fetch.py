@@ -187,3 +187,28 @@ def test_rows_reads_what_values_list_reads_compiling_once(shared_demo, db):
     assert prepared.rows(key, build, project_id=empty.pk) == []
     # Once with placeholders, then only the comparisons above.
     assert len(built) == 1 + 3
+
+
+def test_statement_compiles_once_and_fills_the_values_the_orm_would(shared_demo, db):
+    """`prepared.statement` (the outbox's read of the endpoints, inside its INSERT's statement,
+    webhooks/outbox.py) gives the SQL and parameters the ORM compiles for the same values,
+    with a collection's values in any order, building the queryset only the first time."""
+    built = []
+
+    def build(accounts):
+        built.append(accounts)
+        return Project.objects.filter(account_id__in=accounts, status="active").only("id")
+
+    key = ("test", "statement", object())  # new to the process-wide cache
+    other = ProjectFactory().account_id
+    for accounts in ([shared_demo.account_id, other], [other, shared_demo.account_id]):
+        sql, params = prepared.statement(key, build, accounts=accounts)
+        orm_sql, orm_params = build(sorted(accounts)).query.sql_with_params()
+        assert (sql, list(params)) == (orm_sql, list(orm_params))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            found = {row[0] for row in cursor.fetchall()}
+        assert found == set(build(accounts).values_list("id", flat=True))
+        assert shared_demo.pk in found
+    # Once with placeholders, then only the comparisons above.
+    assert len(built) == 1 + 4
