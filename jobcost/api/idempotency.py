@@ -31,6 +31,7 @@ from django.utils import timezone
 from jobcost.error_codes import IdempotencyErrorCode
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import IdempotencyRecord
+from jobcost.selectors import fetch
 from jobcost.services.common import advisory_lock_id
 
 HEADER = "Idempotency-Key"
@@ -73,10 +74,15 @@ def wait_lock(api_key_id: str, key: str) -> None:
     LOCK_WAIT for a twin that holds it to finish; 409 `idempotency_key_in_use` past it."""
     if connection.vendor != "postgresql":
         return
+    # One statement: the FROM's subquery sets the transaction's lock_timeout before the lock
+    # is asked for (a volatile subquery is run first, never folded into the outer query).
+    sql = (
+        "SELECT pg_advisory_xact_lock(%s) "
+        "FROM (SELECT set_config('lock_timeout', %s, true)) AS lock_wait"
+    )
     try:
         with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [advisory_lock_id(api_key_id, key)])
+            cursor.execute(sql, [advisory_lock_id(api_key_id, key), LOCK_WAIT])
     except OperationalError as exc:
         if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
             raise in_use() from exc
@@ -116,8 +122,14 @@ def lock_and_find(api_key_id: str, key: str) -> tuple[bool, IdempotencyRecord | 
 
 
 def find(api_key_id: str, key: str) -> IdempotencyRecord | None:
-    """The live record for this key; an expired one is deleted so the key can run again."""
-    return _live(IdempotencyRecord.objects.filter(api_key_id=api_key_id, key=key).first())
+    """The live record for this key; an expired one is deleted so the key can run again. Its
+    SQL is compiled once (`jobcost.selectors.fetch.first`)."""
+    found = fetch.first(_records, _records, api_key_id=api_key_id, idempotency_key=key)
+    return _live(found)
+
+
+def _records(api_key_id: str, idempotency_key: str):
+    return IdempotencyRecord.objects.filter(api_key_id=api_key_id, key=idempotency_key)
 
 
 def _live(record: IdempotencyRecord | None) -> IdempotencyRecord | None:
