@@ -98,7 +98,10 @@ class Workers:
         """Block until every process answers a ping."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            replies = celery_app.control.ping(timeout=0.5) or []
+            # Short rounds that end once as many replies came as there are processes: a
+            # round of 0.5 s without a limit always took its whole half second.
+            wanted = len(self.processes)
+            replies = celery_app.control.ping(timeout=0.1, limit=wanted) or []
             names = {name for reply in replies for name in reply}
             if sum(1 for name in names if name.startswith(self.queue)) >= len(self.processes):
                 return
