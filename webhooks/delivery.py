@@ -26,15 +26,18 @@ import ssl
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import httpx
+import httpcore
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from jobcost.selectors import fetch
 from webhooks import signing
 from webhooks.catalogue import subscribes
 from webhooks.endpoint_state import endpoint_disable
@@ -46,7 +49,7 @@ from webhooks.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from webhooks.transport import new_client, new_ssl_context
+from webhooks.transport import SendFailed, new_pool, new_ssl_context, post
 from webhooks.urlguard import UrlRefused, check_url
 from webhooks.versions import render_payload
 
@@ -67,42 +70,44 @@ TIMEOUT_SECONDS = 10.0
 FAILING_FOR = timedelta(days=3)
 
 
-_client: httpx.Client | None = None
+_pool: httpcore.ConnectionPool | None = None
 _ssl_context: ssl.SSLContext | None = None
 _process_key: tuple | None = None
-_client_lock = threading.Lock()
+_pool_lock = threading.Lock()
 
 
 def _per_process() -> None:
-    """(Re)build the process's TLS context and shared client: once per process (after a fork
-    too), and again if WEBHOOKS_CA_BUNDLE changes. Call with `_client_lock` held."""
-    global _client, _ssl_context, _process_key
+    """(Re)build the process's TLS context and shared pool: once per process (after a fork
+    too), and again if WEBHOOKS_CA_BUNDLE changes. Call with `_pool_lock` held."""
+    global _pool, _ssl_context, _process_key
     key = (os.getpid(), settings.WEBHOOKS_CA_BUNDLE)
     if _process_key != key:
         _ssl_context = new_ssl_context()
-        _client = new_client(timeout=TIMEOUT_SECONDS, ssl_context=_ssl_context)
+        _pool = new_pool(ssl_context=_ssl_context)
         _process_key = key
 
 
-def shared_client() -> httpx.Client:
-    """The worker process's one HTTP client (`webhooks.transport.new_client`: connects only
-    to addresses the SSRF guard checked, no redirects; each POST passes the timeout), for
-    single attempts (`attempt`). It keeps connections to endpoints alive."""
-    with _client_lock:  # the worker's threads share it: build it once, not once per thread
+def shared_pool() -> httpcore.ConnectionPool:
+    """The worker process's one connection pool (`webhooks.transport.new_pool`: connects
+    only to addresses the SSRF guard checked, no redirects), for single attempts
+    (`attempt`). It keeps connections to endpoints alive."""
+    with _pool_lock:  # the worker's threads share it: build it once, not once per thread
         _per_process()
-        return _client
+        return _pool
 
 
-def drain_client() -> httpx.Client:
-    """A client of its own for one drain (close it when the drain ends): its connection to
-    the endpoint is kept alive across the drain's POSTs, and no other thread waits on its
-    pool's lock (the shared client's lock cost a busy worker a fifth of its sending time).
-    It shares the process's TLS context: building one loads the CA bundle (~20 ms, more than
-    a POST to a fast receiver)."""
-    with _client_lock:
+@contextmanager
+def drain_pool() -> Iterator[httpcore.ConnectionPool]:
+    """A pool of its own for one drain, closed when the drain ends: its connection to the
+    endpoint is kept alive across the drain's POSTs, and no other thread waits on its lock
+    (the shared pool's lock cost a busy worker a fifth of its sending time). It shares the
+    process's TLS context: building one loads the CA bundle (~20 ms, more than a POST to a
+    fast receiver)."""
+    with _pool_lock:
         _per_process()
         context = _ssl_context
-    return new_client(timeout=TIMEOUT_SECONDS, ssl_context=context)
+    with new_pool(ssl_context=context) as pool:
+        yield pool
 
 
 def _claim(delivery_id: str):
@@ -136,14 +141,14 @@ def _claim(delivery_id: str):
         return delivery, endpoint
 
 
-def attempt(delivery_id: str, *, client: httpx.Client | None = None) -> str | None:
+def attempt(delivery_id: str, *, pool: httpcore.ConnectionPool | None = None) -> str | None:
     """Make the next attempt of a due delivery; returns its new status, or None when there
     was nothing to do (not due, already claimed, finished or cancelled)."""
     claimed = _claim(delivery_id)
     if claimed is None:
         return None
     delivery, endpoint = claimed
-    return send_claimed(delivery, endpoint, client=client)
+    return send_claimed(delivery, endpoint, pool=pool)
 
 
 @dataclass(frozen=True)
@@ -182,11 +187,17 @@ def subscribed(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> bool:
 
 
 def post_claimed(
-    delivery: WebhookDelivery, endpoint: WebhookEndpoint, *, client: httpx.Client | None = None
+    delivery: WebhookDelivery,
+    endpoint: WebhookEndpoint,
+    *,
+    pool: httpcore.ConnectionPool | None = None,
+    checked_url: str | None = None,
 ) -> Outcome:
     """POST a delivery this worker has claimed (leased, `attempts` counted) to `endpoint`, as
     just re-read, and return the outcome without recording it. The URL is checked by the SSRF
-    guard first; a refused URL is a failed outcome. Never raises for a failed POST."""
+    guard first, unless it is `checked_url`, the URL the caller last saw pass that check (the
+    check reads the URL alone); a refused URL is a failed outcome. Never raises for a failed
+    POST."""
     body = json.dumps(
         render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
     ).encode()
@@ -196,27 +207,34 @@ def post_claimed(
     try:
         # The URL's own rules here; its addresses when the transport connects (no second
         # lookup that DNS could answer differently).
-        check_url(endpoint.url, resolve=False)
+        if endpoint.url != checked_url:
+            check_url(endpoint.url, resolve=False)
         headers = signing.headers(endpoint.signing_secrets(), delivery.pk, int(time.time()), body)
-        response = (client or shared_client()).post(
-            endpoint.url, content=body, headers=headers, timeout=TIMEOUT_SECONDS
+        status_code = post(
+            pool or shared_pool(),
+            endpoint.url,
+            content=body,
+            headers=headers,
+            timeout=TIMEOUT_SECONDS,
         )
-        status_code = response.status_code
     except UrlRefused as exc:
         error = f"url_refused: {exc}"
-    except httpx.HTTPError as exc:
+    except SendFailed as exc:
         # The guarded transport's messages name no address (webhooks/transport.py).
-        error = f"{exc.__class__.__name__}: {exc}"[:500]
+        error = str(exc)[:500]
     duration_ms = int((time.monotonic() - clock) * 1000)
     return Outcome(delivery.pk, started, duration_ms, status_code, error)
 
 
 def send_claimed(
-    delivery: WebhookDelivery, endpoint: WebhookEndpoint, *, client: httpx.Client | None = None
+    delivery: WebhookDelivery,
+    endpoint: WebhookEndpoint,
+    *,
+    pool: httpcore.ConnectionPool | None = None,
 ) -> str:
     """POST a claimed delivery (`post_claimed`) and record the attempt at once; returns the
     delivery's new status."""
-    outcome = post_claimed(delivery, endpoint, client=client)
+    outcome = post_claimed(delivery, endpoint, pool=pool)
     return record_outcomes(endpoint.pk, [outcome])[delivery.pk]
 
 
@@ -259,19 +277,8 @@ def record_outcomes(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]
 
 
 def _record(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]:
-    endpoint = WebhookEndpoint.objects.select_for_update().get(pk=endpoint_id)
-    last_number = Subquery(
-        WebhookAttempt.objects.filter(delivery=OuterRef("pk"))
-        .order_by("-number")
-        .values("number")[:1]
-    )
-    deliveries = {
-        d.pk: d
-        for d in WebhookDelivery.objects.select_for_update(of=("self",))
-        .filter(pk__in=[o.delivery_id for o in outcomes])
-        .annotate(last_number=last_number)
-        .order_by("pk")
-    }
+    endpoint = _lock_endpoint(endpoint_id)
+    deliveries = {d.pk: d for d in _lock_deliveries([o.delivery_id for o in outcomes])}
     attempts = []
     statuses = {}
     for outcome in outcomes:
@@ -281,35 +288,114 @@ def _record(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]:
         # old ones.
         delivery.last_number = (delivery.last_number or 0) + 1
         attempts.append(
-            WebhookAttempt(
-                delivery=delivery,
-                number=delivery.last_number,
-                started_at=outcome.started,
-                duration_ms=outcome.duration_ms,
-                response_status=outcome.status_code,
-                error=outcome.error,
-                succeeded=outcome.succeeded,
+            (
+                delivery.pk,
+                delivery.last_number,
+                outcome.started,
+                outcome.duration_ms,
+                outcome.status_code,
+                outcome.error,
+                outcome.succeeded,
             )
         )
         statuses[delivery.pk] = _move_on(delivery, endpoint, outcome)
-    WebhookAttempt.objects.bulk_create(attempts)
-    now = timezone.now()
+    _insert_attempts(attempts)
     for delivery in deliveries.values():
         if endpoint.status != EndpointStatus.ENABLED and delivery.status == DeliveryStatus.PENDING:
             # Disabled by a later outcome: its pending deliveries were cancelled, earlier
             # ones of this batch awaiting a retry too.
             delivery.status = statuses[delivery.pk] = DeliveryStatus.CANCELLED
             delivery.next_attempt_at = None
-    # One UPDATE per distinct outcome (a batch of successes is one): cheaper to build than
-    # `bulk_update`'s CASE per row.
+    # One UPDATE per distinct outcome (a batch of successes is one).
     groups: dict[tuple, list[str]] = defaultdict(list)
     for delivery in deliveries.values():
         groups[tuple(getattr(delivery, name) for name in _DELIVERY_FIELDS)].append(delivery.pk)
+    now = timezone.now()
     for values, ids in groups.items():
-        WebhookDelivery.objects.filter(pk__in=ids).update(
-            **dict(zip(_DELIVERY_FIELDS, values, strict=True)), updated_at=now
-        )
+        _update_deliveries(ids, dict(zip(_DELIVERY_FIELDS, values, strict=True)), now)
     return statuses
+
+
+# The recording's reads and writes run on every batch a drain sends: the two locking reads are
+# compiled once (`jobcost.selectors.fetch`, `prepared`), the two writes are SQL written from the
+# models' `_meta` with the values adapted as the ORM adapts them (so SQLite, `make run`, takes
+# the same statements). Compiling them through the ORM was a quarter of a busy worker's CPU.
+def _lock_endpoint(endpoint_id: str) -> WebhookEndpoint:
+    """The endpoint's row, locked (`SELECT … FOR UPDATE`)."""
+    endpoint = fetch.first(
+        ("webhooks.lock_endpoint",),
+        lambda pk: WebhookEndpoint.objects.select_for_update().filter(pk=pk),
+        pk=endpoint_id,
+    )
+    if endpoint is None:
+        raise WebhookEndpoint.DoesNotExist(endpoint_id)
+    return endpoint
+
+
+def _lock_deliveries(ids: list[str]) -> list[WebhookDelivery]:
+    """The deliveries, locked in ID order, each with `last_number`, the number of its last
+    attempt row (None before the first)."""
+    last_number = Subquery(
+        WebhookAttempt.objects.filter(delivery=OuterRef("pk"))
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    return fetch.many(
+        ("webhooks.lock_deliveries", len(set(ids))),
+        lambda ids: (
+            WebhookDelivery.objects.select_for_update(of=("self",))
+            .filter(pk__in=ids)
+            .annotate(last_number=last_number)
+            .order_by("pk")
+        ),
+        ids=list(set(ids)),
+    )
+
+
+_ATTEMPT_COLUMNS = (
+    "delivery_id",
+    "number",
+    "started_at",
+    "duration_ms",
+    "response_status",
+    "error",
+    "succeeded",
+)
+
+
+def _insert_attempts(rows: list[tuple]) -> None:
+    """One INSERT of attempt rows, each a tuple of `_ATTEMPT_COLUMNS`' values."""
+    meta, ops = WebhookAttempt._meta, connection.ops
+    columns = ", ".join(ops.quote_name(meta.get_field(n).column) for n in _ATTEMPT_COLUMNS)
+    values = ", ".join(["(" + ", ".join(["%s"] * len(_ATTEMPT_COLUMNS)) + ")"] * len(rows))
+    params = []
+    for row in rows:
+        adapted = list(row)
+        adapted[2] = ops.adapt_datetimefield_value(row[2])  # started_at
+        params += adapted
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Names from the model's _meta; every value is a parameter.
+            f"INSERT INTO {ops.quote_name(meta.db_table)} ({columns}) VALUES {values}",  # noqa: S608
+            params,
+        )
+
+
+def _update_deliveries(ids: list[str], values: dict, now: datetime) -> None:
+    """One UPDATE giving the deliveries `ids` the same `_DELIVERY_FIELDS` values."""
+    meta, ops = WebhookDelivery._meta, connection.ops
+    names = [*_DELIVERY_FIELDS, "updated_at"]
+    values = {**values, "updated_at": now}
+    assignments = ", ".join(f"{ops.quote_name(meta.get_field(n).column)} = %s" for n in names)
+    params = [meta.get_field(n).get_db_prep_save(values[n], connection) for n in names]
+    placeholders = ", ".join(["%s"] * len(ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Names from the model's _meta; every value is a parameter.
+            f"UPDATE {ops.quote_name(meta.db_table)} SET {assignments} "  # noqa: S608
+            f"WHERE {ops.quote_name(meta.pk.column)} IN ({placeholders})",
+            [*params, *ids],
+        )
 
 
 def _move_on(delivery: WebhookDelivery, endpoint: WebhookEndpoint, outcome: Outcome) -> str:

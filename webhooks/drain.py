@@ -10,15 +10,16 @@ anything a broker outage dropped). `drain`:
    advisory lock per (endpoint, slot), which the server drops with the session if the worker
    dies — or returns at once when every slot is taken, since their holders send whatever is
    due. On SQLite (`make run` only) there is no cap: the conditional claim keeps it correct.
-2. claims a batch of the endpoint's due deliveries (`SELECT … FOR UPDATE SKIP LOCKED`, then
-   an `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead; a first
-   batch that comes back full queues one more drain, so that a backlog gets every slot
-   working), and for each one re-reads the endpoint right before sending (deleted or
-   disabled → cancelled with the rest; no longer subscribed to the event's type → that one
-   cancelled), then sends it with the drain's own HTTP client (`webhooks.delivery.post_claimed`:
-   the SSRF check, the POST). Outcomes are recorded (`record_outcomes`: the attempt rows, the
-   retry schedule, the endpoint's clock and lane) a run at a time: quick successes wait for
-   the batch's end, anything else is recorded before the next POST.
+2. claims a batch of the endpoint's due deliveries (`SELECT … FOR UPDATE SKIP LOCKED`, and
+   an `UPDATE` that counts the attempt and moves `next_attempt_at` a lease ahead: on
+   PostgreSQL one statement that also returns the events; a first batch that comes back
+   full queues one more drain, so that a backlog gets every slot working), and for each one
+   re-reads the endpoint right before sending (deleted or disabled → cancelled with the
+   rest; no longer subscribed to the event's type → that one cancelled), then sends it with
+   the drain's own connection pool (`webhooks.delivery.post_claimed`: the SSRF check, the
+   POST). Outcomes are recorded (`record_outcomes`: the attempt rows, the retry schedule,
+   the endpoint's clock and lane) a run at a time: quick successes wait for the batch's
+   end, anything else is recorded before the next POST.
 3. stops when nothing is due, when its time budget is spent, when the lease could no longer
    cover one more full attempt, or when the endpoint changed lane (it turned slow or started
    failing, or recovered). Claimed rows it did not send are released — due again, the attempt
@@ -35,6 +36,7 @@ its lease, and a worker that dies leaves it due again when the lease runs out.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -42,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-import httpx
+import httpcore
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
@@ -53,13 +55,19 @@ from webhooks.delivery import (
     LEASE,
     TIMEOUT_SECONDS,
     Outcome,
-    drain_client,
+    drain_pool,
     post_claimed,
     record_outcomes,
     subscribed,
 )
 from webhooks.lanes import FAST, SLOW, lane_for
-from webhooks.models import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+from webhooks.models import (
+    DeliveryStatus,
+    EndpointStatus,
+    Event,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 # Rows claimed at once: a fast endpoint's batch is sent in well under a second; a slow one's
 # rows are claimed one by one so that its other slot can take the next.
@@ -171,9 +179,12 @@ def _usable(endpoint: WebhookEndpoint | None) -> bool:
 
 def _claim_batch(endpoint_id: str, size: int) -> tuple[list[WebhookDelivery], datetime]:
     """Lease up to `size` of the endpoint's due deliveries (oldest due first) and count their
-    attempt; returns them with the lease's end, which marks them as this drain's."""
+    attempt; returns them, with their events, in the order they were written, and the lease's
+    end, which marks them as this drain's. On PostgreSQL one statement (`_claim_sql`)."""
     now = timezone.now()
     lease_until = now + LEASE
+    if connection.vendor == "postgresql":
+        return _claim_returning(endpoint_id, size, now, lease_until), lease_until
     with transaction.atomic():
         ids = list(
             _due(endpoint_id, now)
@@ -193,6 +204,52 @@ def _claim_batch(endpoint_id: str, size: int) -> tuple[list[WebhookDelivery], da
         .order_by("created_at", "id")
     )
     return list(claimed), lease_until
+
+
+@functools.cache
+def _claim_sql() -> str:
+    """The claim as one PostgreSQL statement: lock the due rows (`FOR UPDATE SKIP LOCKED`,
+    oldest due first), count their attempt and lease them, and return them with their events.
+    Table and column names come from the models' `_meta`; every value is a parameter."""
+    quote = connection.ops.quote_name
+    delivery, event = WebhookDelivery._meta, Event._meta
+    table = quote(delivery.db_table)
+    columns = ", ".join(
+        [f"d.{quote(f.column)}" for f in delivery.concrete_fields]
+        + [f"e.{quote(f.column)}" for f in event.concrete_fields]
+    )
+    return (
+        f"UPDATE {table} AS d SET attempts = d.attempts + 1, next_attempt_at = %s, "  # noqa: S608
+        f"updated_at = %s FROM {quote(event.db_table)} AS e "
+        f"WHERE e.id = d.event_id AND d.status = %s AND d.id IN ("
+        f"SELECT id FROM {table} WHERE endpoint_id = %s AND status = %s "
+        f"AND next_attempt_at <= %s ORDER BY next_attempt_at, id LIMIT %s "
+        f"FOR UPDATE SKIP LOCKED) RETURNING {columns}"
+    )
+
+
+def _claim_returning(
+    endpoint_id: str, size: int, now: datetime, lease_until: datetime
+) -> list[WebhookDelivery]:
+    pending = DeliveryStatus.PENDING
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(), [lease_until, now, pending, endpoint_id, pending, now, size])
+        rows = cursor.fetchall()
+    delivery_fields = WebhookDelivery._meta.concrete_fields
+    event_fields = Event._meta.concrete_fields
+    split = len(delivery_fields)
+    db = connection.alias
+    claimed = []
+    for row in rows:
+        delivery = WebhookDelivery.from_db(db, None, row[:split])
+        event_row = list(row[split:])
+        for index, field in enumerate(event_fields):
+            if field.name == "data":  # jsonb arrives as text (the backend's loader)
+                event_row[index] = json.loads(event_row[index])
+        delivery.event = Event.from_db(db, None, event_row)
+        claimed.append(delivery)
+    claimed.sort(key=lambda d: (d.created_at, d.pk))
+    return claimed
 
 
 def _release(deliveries: list[WebhookDelivery], lease_until: datetime, *, cancel: bool) -> None:
@@ -220,17 +277,39 @@ def _cancel_due(endpoint_id: str) -> None:
     )
 
 
+class _Sender:
+    """What one drain's POSTs share: its connection pool (kept-alive connections to the
+    endpoint) and the last URL that passed the SSRF guard's URL check, which depends on the
+    URL alone (`post_claimed`'s `checked_url`): it runs again whenever the re-read endpoint
+    has another URL. The addresses are checked by the pool whenever it connects."""
+
+    def __init__(self, pool: httpcore.ConnectionPool) -> None:
+        self.pool = pool
+        self.checked_url: str | None = None
+
+    def post(self, delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> Outcome:
+        outcome = post_claimed(delivery, endpoint, pool=self.pool, checked_url=self.checked_url)
+        if not outcome.error.startswith("url_refused"):
+            self.checked_url = endpoint.url
+        return outcome
+
+
 def _send_batches(
     endpoint_id: str,
     lane: str,
     deadline: float,
     on_backlog: Callable[[], None] | None,
-    client: httpx.Client,
+    sender: _Sender,
 ) -> DrainResult:
     """Claim and send batches while the slot is held; see the module docstring, step 3."""
     sent = 0
+    endpoint = None
     while True:
-        endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+        # Read before each claim: in full the first time, then the columns a send reads.
+        if endpoint is None:
+            endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+        else:
+            endpoint = _recheck(endpoint)
         if not _usable(endpoint):
             _cancel_due(endpoint_id)
             return DrainResult(sent, more=False, lane=lane)
@@ -242,7 +321,7 @@ def _send_batches(
         if on_backlog is not None and len(batch) == BATCH[lane]:
             on_backlog()  # a full batch: more may be due, so put the other slots to work
             on_backlog = None
-        stop, made = _send_batch(endpoint, lane, batch, lease_until, deadline, client)
+        stop, made = _send_batch(endpoint, lane, batch, lease_until, deadline, sender)
         sent += made
         if stop is not None:
             return DrainResult(sent, more=stop.more, lane=stop.lane)
@@ -256,7 +335,7 @@ def _send_batch(
     batch: list[WebhookDelivery],
     lease_until: datetime,
     deadline: float,
-    client: httpx.Client,
+    sender: _Sender,
 ) -> tuple[DrainResult | None, int]:
     """Send one claimed batch, re-reading the endpoint right before each POST; returns (a
     result when the drain must stop, the POSTs made). Quick successes are recorded together
@@ -296,7 +375,7 @@ def _send_batch(
             if not subscribed(endpoint, delivery):
                 _release([delivery], lease_until, cancel=True)
                 continue
-            outcome = post_claimed(delivery, endpoint, client=client)
+            outcome = sender.post(delivery, endpoint)
             sent += 1
             unrecorded.append(outcome)
             if not outcome.changes_nothing_for(endpoint):
@@ -328,8 +407,8 @@ def drain(
     with endpoint_slot(endpoint_id) as slot:
         if slot is None:
             return DrainResult(0, more=False, lane=lane, slot=False)
-        with drain_client() as client:
-            result = _send_batches(endpoint_id, lane, deadline, on_backlog, client)
+        with drain_pool() as pool:
+            result = _send_batches(endpoint_id, lane, deadline, on_backlog, _Sender(pool))
     if not result.more and _due(endpoint_id, timezone.now()).exists():
         endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
         return DrainResult(result.sent, more=True, lane=lane_for(endpoint) if endpoint else lane)
