@@ -7,6 +7,12 @@ class JobcostConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
+        from jobcost.database import connect_loaders
+
+        connection_created.connect(connect_loaders, dispatch_uid="jobcost.database")
+
         # The admin modules were imported by django.contrib.admin's ready() (listed first in
         # INSTALLED_APPS): now put every registered admin under the back-office policy.
         from django.contrib import admin

@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "jobcost.limits",
         "jobcost.figures",
         "jobcost.redis_client",
+        "jobcost.database",
     ),
     ("audit.models", "audit.audited"),
     ("audit",),
