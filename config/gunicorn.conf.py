@@ -6,6 +6,7 @@ Every value can be overridden by the environment variable named beside it (comma
 win over both). Defaults suit a small host behind a reverse proxy that buffers slow clients.
 """
 
+import gc
 import multiprocessing
 import os
 
@@ -58,3 +59,20 @@ accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-")
 if accesslog == "off":
     accesslog = None
 access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(D)s'
+
+
+# Python's cyclic garbage collector: once a worker has loaded the application, what is alive
+# then (Django, the apps, their modules: some 300,000 objects) is frozen, moved where no
+# collection scans it again (`gc.freeze`). A request keeps its few thousand objects alive
+# until it answers (a 100-invoice list: 500 model instances and their dicts), so they survive
+# the young collections and soon call for a full one, which scanned the whole application
+# every time: a fifth of a list's CPU (README "Reads under gunicorn"). "off" leaves the
+# collector as Python sets it.
+freeze_gc = os.environ.get("GUNICORN_GC_FREEZE", "on").lower() != "off"
+
+
+def post_worker_init(worker):
+    """Runs in each worker once it has loaded the application, before it serves."""
+    if freeze_gc:
+        gc.collect()
+        gc.freeze()
