@@ -74,7 +74,7 @@ bench: migrate
 ## rows from raw psycopg + json under the same gunicorn); load from Debian's wrk. Needs
 ## PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
 bench-reads: migrate
-	$(BIN)/python manage.py bench_reads --duration $${DURATION:-10} \
+	$(BIN)/python manage.py bench_reads --duration $${DURATION:-4} --rounds $${ROUNDS:-5} \
 		--connections $${CONNECTIONS:-8}
 
 ## bench-bounds: create and approve of maximum-size change orders, invoices, daily logs and pay-app

@@ -1,4 +1,4 @@
-"""`python manage.py bench_reads [--duration 10] [--connections 8]` (`make bench-reads`)
+"""`python manage.py bench_reads [--duration 4] [--rounds 5] [--connections 8]` (`make bench-reads`)
 
 Throughput of two reads through the API served as production serves it — gunicorn with
 `config/gunicorn.conf.py`, 2 workers × 4 threads — each beside its ceiling measured in the
@@ -13,10 +13,14 @@ executed commitments, invoices received, coded with their lines, half of them ap
 account "Bench Reads", kept, and checked on every run. The ceiling runs the SQL the API's own
 selectors compile for the same request (bound by Django, so the same rows and columns).
 
-The load is Debian's `wrk` (`apt-get install wrk`): `--connections` keep-alive connections
-for `--duration` seconds after a 2-second warm-up, one case at a time. Prints req/s, p50 and
-p99 latency (ms), the body sizes, and the API's ratio to its ceiling. Needs PostgreSQL
-(`DATABASE_URL`) and Redis (`REDIS_URL`), as production does.
+The load is Debian's `wrk` (`apt-get install wrk`): `--connections` keep-alive connections,
+one case at a time. Each server of a case is warmed up for 2 seconds, then the API and its
+ceiling take turns, `--rounds` runs of `--duration` seconds each (A B A B …), so that both see
+the machine as it drifts (a shared host's speed moved twofold within a minute); the ratio is
+the median of the rounds' ratios. Prints, per case and server, the median req/s and p50 and
+p99 latency (ms) of the rounds, the body sizes, and the API's ratio to its ceiling with the
+rounds' lowest and highest. Needs PostgreSQL (`DATABASE_URL`) and Redis (`REDIS_URL`), as
+production does.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import urllib.error
@@ -85,12 +90,15 @@ class Command(BaseCommand):
     help = "Benchmark list and retrieve reads under gunicorn against a raw psycopg ceiling."
 
     def add_arguments(self, parser):
-        parser.add_argument("--duration", type=int, default=10, help="seconds per case")
+        parser.add_argument("--duration", type=int, default=4, help="seconds per run")
+        parser.add_argument("--rounds", type=int, default=5, help="runs of each server per case")
         parser.add_argument("--connections", type=int, default=8)
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--threads", type=int, default=4)
 
-    def handle(self, *args, duration: int, connections: int, workers: int, threads: int, **_):
+    def handle(
+        self, *args, duration: int, rounds: int, connections: int, workers: int, threads: int, **_
+    ):
         if connection.vendor != "postgresql" or not os.environ.get("REDIS_URL"):
             raise CommandError("bench_reads needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).")
         wrk = shutil.which("wrk")
@@ -99,11 +107,11 @@ class Command(BaseCommand):
         account, project = self._project()
         key, secret = api_key_create(account=account, role="viewer", name="bench-reads")
         try:
-            self._run(project, key, secret, wrk, duration, connections, workers, threads)
+            self._run(project, key, secret, wrk, duration, rounds, connections, workers, threads)
         finally:
             api_key_revoke(api_key_id=key.pk)
 
-    def _run(self, project, key, secret, wrk, duration, connections, workers, threads):
+    def _run(self, project, key, secret, wrk, duration, rounds, connections, workers, threads):
         scope = Scope.for_key(key)
         cases = [
             ("list", f"/v1/invoices?project={project.pk}&limit={INVOICES}", "/invoices"),
@@ -125,15 +133,16 @@ class Command(BaseCommand):
                 gunicorn("config.wsgi:application", env) as api,
                 gunicorn("jobcost.management.bench_ceiling:application", env) as ceiling,
             ):
-                # Each case, then its ceiling, back to back: both see the same machine load.
+                # Each case: both servers warmed up, then the API and its ceiling in turns.
                 for name, path, ceiling_path in cases:
-                    results[name, "api"] = self._drive(
-                        wrk, api, path, secret, duration, connections
-                    )
-                    results[name, "ceiling"] = self._drive(
-                        wrk, ceiling, ceiling_path, secret, duration, connections
-                    )
-        self._print(results, cases, duration, connections, workers, threads, load)
+                    targets = {"api": (api, path), "ceiling": (ceiling, ceiling_path)}
+                    for server, (base, target) in targets.items():
+                        results[name, server, "size"] = self._warm(wrk, base, target, secret)
+                    for _ in range(rounds):
+                        for server, (base, target) in targets.items():
+                            figure = self._drive(wrk, base, target, secret, duration, connections)
+                            results.setdefault((name, server), []).append(figure)
+        self._print(results, cases, duration, rounds, connections, workers, threads, load)
 
     # --- the data -------------------------------------------------------------------------
     def _project(self) -> tuple[Account, Project]:
@@ -229,41 +238,68 @@ class Command(BaseCommand):
         return connection.ops.compose_sql(sql, params)
 
     # --- the servers and the load ---------------------------------------------------------
-    def _drive(self, wrk, base, path, secret, duration, connections) -> tuple[Figure, int]:
+    def _wrk(self, wrk, secret, connections) -> list[str]:
+        return [
+            wrk,
+            "-t1",
+            f"-c{connections}",
+            "--timeout",
+            "30s",
+            "-H",
+            f"Authorization: Bearer {secret}",
+        ]
+
+    def _warm(self, wrk, base, path, secret) -> int:
+        """One request (its body's size is returned), then wrk for the warm-up."""
         request = urllib.request.Request(  # noqa: S310 (our own loopback server)
             base + path, headers={"Authorization": f"Bearer {secret}"}
         )
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
             size = len(response.read())
-        common = [wrk, "-t1", f"-c{connections}", "--timeout", "30s"]
-        common += ["-H", f"Authorization: Bearer {secret}"]
         subprocess.run(  # noqa: S603 (wrk, fixed arguments)
-            [*common, f"-d{WARMUP_SECONDS}s", base + path], check=True, capture_output=True
+            [*self._wrk(wrk, secret, 8), f"-d{WARMUP_SECONDS}s", base + path],
+            check=True,
+            capture_output=True,
         )
+        return size
+
+    def _drive(self, wrk, base, path, secret, duration, connections) -> Figure:
         output = subprocess.run(  # noqa: S603 (wrk, fixed arguments)
-            [*common, f"-d{duration}s", "--latency", base + path],
+            [*self._wrk(wrk, secret, connections), f"-d{duration}s", "--latency", base + path],
             check=True,
             capture_output=True,
             text=True,
         ).stdout
-        return parse_wrk(output), size
+        return parse_wrk(output)
 
-    def _print(self, results, cases, duration, connections, workers, threads, load):
+    def _print(self, results, cases, duration, rounds, connections, workers, threads, load):
         self.stdout.write(
             f"\nbench_reads: gunicorn {workers} workers × {threads} threads, wrk {connections} "
-            f"connections, {duration} s per case; load average at start "
-            f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
+            f"connections, {rounds} rounds of {duration} s per server and case, API and ceiling "
+            f"in turns; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
         )
         self.stdout.write(
             f"{'case':<10}{'server':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>8}"
+            "   (medians of the rounds)"
         )
         for name, _, _ in cases:
             for server in ("api", "ceiling"):
-                figure, size = results[name, server]
+                figures = results[name, server]
+                median = Figure(
+                    statistics.median(f.rps for f in figures),
+                    statistics.median(f.p50 for f in figures),
+                    statistics.median(f.p99 for f in figures),
+                )
                 self.stdout.write(
-                    f"{name:<10}{server:<10}{figure.rps:>9.1f}{figure.p50:>9.2f}"
-                    f"{figure.p99:>9.2f}{size:>8}"
+                    f"{name:<10}{server:<10}{median.rps:>9.1f}{median.p50:>9.2f}"
+                    f"{median.p99:>9.2f}{results[name, server, 'size']:>8}"
                 )
         for name, _, _ in cases:
-            api, ceiling = results[name, "api"][0], results[name, "ceiling"][0]
-            self.stdout.write(f"{name}: API / ceiling = {api.rps / ceiling.rps:.3f}x")
+            ratios = [
+                api.rps / ceiling.rps
+                for api, ceiling in zip(results[name, "api"], results[name, "ceiling"], strict=True)
+            ]
+            self.stdout.write(
+                f"{name}: API / ceiling = {statistics.median(ratios):.3f}x "
+                f"(rounds {min(ratios):.3f}x to {max(ratios):.3f}x)"
+            )
