@@ -3,6 +3,7 @@ loopback port (README "Benchmarks"), shared by `bench_reads`, `bench_writes` and
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
+
+from jobcost.management.rss import PROC, descendants
 
 
 def free_port() -> int:
@@ -81,3 +84,18 @@ def gunicorn_server(app: str, env: dict[str, str]) -> Iterator[Server]:
         except subprocess.TimeoutExpired:  # never leave a server behind
             process.kill()
             process.wait()
+
+
+def worker_cpu_seconds(master_pid: int) -> dict[int, float]:
+    """CPU seconds (user and system) each of the master's worker processes has used, from
+    `/proc/<pid>/stat`; a worker gone meanwhile is left out."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in descendants(master_pid):
+        try:
+            stat = (PROC / str(pid) / "stat").read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) "
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return used
