@@ -19,12 +19,12 @@ ceiling take turns, `--rounds` runs of `--duration` seconds each (A B A B …), 
 the machine as it drifts (a shared host's speed moved twofold within a minute); the ratio is
 the median of the rounds' ratios. A gunicorn worker accepts every connection of a burst it
 can, so wrk's connections, opened at once, often all land on one worker and the other idles,
-halving the rate: a round in which one worker did under a quarter of the workers' CPU (read
-from `/proc`) is run again, up to 5 times, so that every server is measured as configured.
-Prints, per case and server, the median req/s and p50 and p99 latency (ms) of the rounds, the
-body sizes, the API's ratio to its ceiling with the rounds' lowest and highest, and how many
-runs were repeated. Needs PostgreSQL (`DATABASE_URL`) and Redis (`REDIS_URL`), as production
-does.
+halving the rate: a round in which a worker did under half an even share of the workers' CPU
+(a quarter of it with two workers, read from `/proc`) is run again, up to 5 times, so that
+every server is measured as configured. Prints, per case and server, the median req/s and p50
+and p99 latency (ms) of the rounds, the body sizes, the API's ratio to its ceiling with the
+rounds' lowest and highest, and how many runs were repeated. Needs PostgreSQL
+(`DATABASE_URL`) and Redis (`REDIS_URL`), as production does.
 """
 
 from __future__ import annotations
@@ -63,9 +63,10 @@ LINES = 3
 CODES = 3
 LINE_AMOUNT = 1_000_00
 WARMUP_SECONDS = 2
-# A round counts when each gunicorn worker did at least this share of the workers' CPU; else it
-# runs again, at most ROUND_TRIES times (see the module docstring).
-BALANCED_SHARE = 0.25
+# A round counts when each gunicorn worker did at least this fraction of an even share of the
+# workers' CPU (a quarter of it with two workers); else it runs again, at most ROUND_TRIES
+# times (see the module docstring).
+BALANCED_SHARE = 0.5
 ROUND_TRIES = 5
 
 
@@ -285,7 +286,7 @@ class Command(BaseCommand):
             figure = self._drive(wrk, server.base, path, secret, duration, connections)
             after = worker_cpu_seconds(server.pid)
             used = [after[pid] - before[pid] for pid in after if pid in before]
-            balanced = len(used) < 2 or min(used) >= BALANCED_SHARE * sum(used)
+            balanced = len(used) < 2 or min(used) >= BALANCED_SHARE * sum(used) / len(used)
             if balanced or repeats == ROUND_TRIES - 1:
                 return figure, repeats
             repeats += 1
