@@ -15,6 +15,7 @@ from django.test import Client
 from django.test.testcases import QuietWSGIRequestHandler
 from pytest_django.plugin import validate_django_db
 
+from jobcost.api import authentication
 from tests import network
 from tests.factories import AccountFactory, make_key
 
@@ -122,6 +123,14 @@ def django_db_setup(django_db_setup, django_db_blocker):
                 cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = 'off'")
             connection.close()
     yield
+
+
+@pytest.fixture
+def cold_keys(monkeypatch):
+    """Every request reads its API key from the database, as the first request of a key in a
+    second does (jobcost/api/authentication.py keeps a key it read for a second): for tests
+    that count a request's queries, so that each counts the key's query."""
+    monkeypatch.setattr(authentication, "KEY_CACHE_SECONDS", 0.0)
 
 
 @pytest.fixture(autouse=True)

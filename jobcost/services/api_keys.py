@@ -78,7 +78,8 @@ def api_key_create(
 
 @service
 def api_key_revoke(*, api_key_id: str) -> ApiKey:
-    """Revoke a key: every later request with it is 401 `api_key_revoked`. Idempotent.
+    """Revoke a key: every later request with it is 401 `api_key_revoked` (in another web
+    process within a second: jobcost/api/authentication.py). Idempotent.
 
     Emits: audit api_key.revoked; events none.
     """

@@ -21,6 +21,9 @@ from tests.factories import (
     VendorFactory,
 )
 
+# Query counts are those of a request that reads its key (the first of a key in a second).
+pytestmark = pytest.mark.usefixtures("cold_keys")
+
 # The API key (with its account), the key's projects, the rows; a detail route's audit trail
 # also reads its target first.
 MAX_QUERIES = 4

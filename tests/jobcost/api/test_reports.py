@@ -27,6 +27,9 @@ from tests.factories import (
 )
 from tests.jobcost.api.state import body, db_state
 
+# Query counts are those of a request that reads its key (the first of a key in a second).
+pytestmark = pytest.mark.usefixtures("cold_keys")
+
 ROUTES = {
     "/v1/reports/wip": {},
     "/v1/reports/job-cost": {"project": None},
