@@ -5,12 +5,14 @@ timestamps and dates parsed in Python so that nothing PostgreSQL would refuse re
 from __future__ import annotations
 
 import datetime
-import functools
 import re
+from typing import Any
 
 import django_filters
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_datetime
+from django_filters.constants import EMPTY_VALUES
 
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
@@ -107,11 +109,6 @@ class JobcostFilterSet(django_filters.FilterSet):
     created__gte = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created__lt = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
-    def get_form_class(self):
-        """The form of this FilterSet class, built once per class (`_form_class`): django-filter
-        builds a new form class for every request, a third of a list's filtering time."""
-        return _form_class(type(self))
-
     @classmethod
     def get_filters(cls):
         filters = super().get_filters()
@@ -120,14 +117,6 @@ class JobcostFilterSet(django_filters.FilterSet):
             match = _BRACKETED.match(name)
             renamed[f"{match['field']}[{match['op']}]" if match else name] = value
         return renamed
-
-
-@functools.cache
-def _form_class(filterset_class: type[JobcostFilterSet]) -> type[forms.Form]:
-    """The form django-filter's `get_form_class` builds for a FilterSet, from its class-level
-    filters' form fields (each request's form deep-copies them, as any Django form does)."""
-    fields = {name: filter_.field for name, filter_ in filterset_class.base_filters.items()}
-    return type(f"{filterset_class.__name__}Form", (filterset_class._meta.form,), fields)
 
 
 class ProjectChildFilterSet(JobcostFilterSet):
@@ -145,14 +134,38 @@ def reject_unknown_params(params, known: set[str] | frozenset[str] = frozenset()
             )
 
 
+def clean_filters(filterset_class, params) -> list[tuple[str, Any, Any]]:
+    """The filters the query string sets, as `(name, filter, value)`, in the FilterSet's
+    declared order, each value cleaned by its filter's form field exactly as django-filter's
+    form cleans it; the first invalid one (in that order) is 400 `parameter_invalid` naming
+    it. Filters left out (or cleaned to an empty value, which filters nothing) are not listed.
+
+    django-filter makes a FilterSet per request, which deep-copies every declared filter and
+    its form's fields: a twentieth of a 100-invoice list. The declared filters and their
+    form fields are read here, never changed: a field's `clean` and the filters' `filter`
+    read only their own configuration (no declared filter takes a `method`), so the class's
+    instances serve every request. tests/jobcost/api/test_filters.py compares this with a
+    FilterSet for every list's filters.
+    """
+    found = []
+    for name, filter_ in filterset_class.base_filters.items():
+        field = filter_.field
+        raw = field.widget.value_from_datadict(params, {}, name)
+        try:
+            value = field.clean(raw)
+        except ValidationError as exc:
+            raise InvalidRequest(f"{name}: {' '.join(exc.messages)}", param=name) from exc
+        if value not in EMPTY_VALUES:
+            found.append((name, filter_, value))
+    return found
+
+
 def apply_filters(filterset_class, params, queryset, request=None):
     """Filter `queryset` by the query string: unknown params are 400 `parameter_unknown`,
-    bad values 400 `parameter_invalid`, each naming its param."""
+    bad values 400 `parameter_invalid`, each naming its param (`clean_filters`)."""
     reject_unknown_params(params, set(filterset_class.base_filters) if filterset_class else set())
     if filterset_class is None:
         return queryset
-    filterset = filterset_class(params, queryset=queryset, request=request)
-    if not filterset.is_valid():
-        param, messages = next(iter(filterset.errors.items()))
-        raise InvalidRequest(f"{param}: {' '.join(messages)}", param=param)
-    return filterset.qs
+    for _name, filter_, value in clean_filters(filterset_class, params):
+        queryset = filter_.filter(queryset, value)
+    return queryset
