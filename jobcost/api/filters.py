@@ -160,12 +160,16 @@ def clean_filters(filterset_class, params) -> list[tuple[str, Any, Any]]:
     return found
 
 
-def apply_filters(filterset_class, params, queryset, request=None):
-    """Filter `queryset` by the query string: unknown params are 400 `parameter_unknown`,
-    bad values 400 `parameter_invalid`, each naming its param (`clean_filters`)."""
+def read_filters(filterset_class, params) -> list[tuple[str, Any, Any]]:
+    """The request's filters (`clean_filters`) for a list whose filters are `filterset_class`
+    (None: none): a parameter that is neither a filter nor reserved is 400
+    `parameter_unknown`, a bad value 400 `parameter_invalid`, each naming its param."""
     reject_unknown_params(params, set(filterset_class.base_filters) if filterset_class else set())
-    if filterset_class is None:
-        return queryset
-    for _name, filter_, value in clean_filters(filterset_class, params):
+    return clean_filters(filterset_class, params) if filterset_class is not None else []
+
+
+def filter_by(queryset, filters: list[tuple[str, Any, Any]]):
+    """`queryset` with each `(name, filter, value)` applied, as django-filter applies them."""
+    for _name, filter_, value in filters:
         queryset = filter_.filter(queryset, value)
     return queryset

@@ -82,8 +82,42 @@ def after(keys: tuple[str, ...], values: list[str], ascending: bool) -> Q:
     return condition
 
 
+def page_query(
+    queryset: QuerySet, *, limit: int, keys: tuple[str, ...], ascending: bool, after_values
+) -> QuerySet:
+    """The page's rows: `queryset` ordered by `keys`, after `after_values` (a cursor's key
+    values, or None for the first page), `limit` + 1 of them (the last one only says whether
+    there is more)."""
+    queryset = queryset.order_by(*(k if ascending else f"-{k}" for k in keys))
+    if after_values is not None:
+        queryset = queryset.filter(after(keys, after_values, ascending))
+    return queryset[: limit + 1]
+
+
 class CursorPagination(BasePagination):
-    """The one paginator. `ascending=True` for audit trails (oldest first)."""
+    """The one paginator. `ascending=True` for audit trails (oldest first). A list reads its
+    page in three steps: `read` (the request's limit and cursor), the rows of `page_query`,
+    then `page` (what to show, and the next cursor); `paginate_queryset` does all three."""
+
+    def read(self, request, keys: tuple[str, ...]) -> tuple[int, list[str] | None]:
+        """The request's `limit` and the key values its `cursor` points after (None on the
+        first page); 400 for either when invalid."""
+        self.request = request
+        limit = parse_limit(request.query_params.get("limit"))
+        cursor = request.query_params.get("cursor")
+        return limit, (decode_cursor(cursor, request.path, len(keys)) if cursor else None)
+
+    def page(self, rows: list, limit: int, keys: tuple[str, ...]) -> list:
+        """The page's rows out of the `limit` + 1 read; sets `has_more` and `next_cursor`."""
+        self.has_more = len(rows) > limit
+        rows = rows[:limit]
+        last = rows[-1] if rows else None
+        self.next_cursor = (
+            encode_cursor([getattr(last, k) for k in keys], self.request.path)
+            if self.has_more and last is not None
+            else None
+        )
+        return rows
 
     def paginate_queryset(
         self,
@@ -95,25 +129,13 @@ class CursorPagination(BasePagination):
     ):
         """One page of `queryset` ordered by `keys` (unique together), newest first unless
         `ascending`."""
-        self.request = request
-        limit = parse_limit(request.query_params.get("limit"))
-        scope = request.path
-        cursor = request.query_params.get("cursor")
-        queryset = queryset.order_by(*(k if ascending else f"-{k}" for k in keys))
-        if cursor:
-            queryset = queryset.filter(
-                after(keys, decode_cursor(cursor, scope, len(keys)), ascending)
+        limit, after_values = self.read(request, keys)
+        rows = fetch(
+            page_query(
+                queryset, limit=limit, keys=keys, ascending=ascending, after_values=after_values
             )
-        rows = fetch(queryset[: limit + 1])
-        self.has_more = len(rows) > limit
-        rows = rows[:limit]
-        last = rows[-1] if rows else None
-        self.next_cursor = (
-            encode_cursor([getattr(last, k) for k in keys], scope)
-            if self.has_more and last is not None
-            else None
         )
-        return rows
+        return self.page(rows, limit, keys)
 
     def get_paginated_response(self, data) -> Response:
         return Response(self.list_body(data))

@@ -21,8 +21,10 @@ from audit.context import Actor, set_idempotency_key, start_acting, stop_acting
 from audit.ids import has_prefix
 from jobcost.api import idempotency, ratelimit
 from jobcost.api.expand import expand, parse_expand
-from jobcost.api.filters import apply_filters, check_query_values, reject_unknown_params
+from jobcost.api.filters import check_query_values, filter_by, read_filters, reject_unknown_params
+from jobcost.api.list_pages import selector_page
 from jobcost.api.output import render_many, render_one
+from jobcost.api.pagination import page_query
 from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
@@ -352,26 +354,43 @@ class JobcostViewSet(viewsets.GenericViewSet):
 
     def render_list(
         self,
-        queryset,
+        queryset=None,
         *,
         ascending: bool = False,
         serializer_class=None,
         keys: tuple[str, ...] = ("created_at", "id"),
         context: dict | None = None,
     ):
-        """Filter, paginate (keyset on `keys`) and serialize a list; expand `data.` paths."""
+        """Filter, paginate (keyset on `keys`) and serialize a list; expand `data.` paths.
+        Without a `queryset`, the list is the resource's selector in the key's scope, read
+        with its SQL compiled once per shape (`jobcost.api.list_pages`)."""
         serializer_class = serializer_class or self.serializer_class
         paths = parse_expand(self.request.query_params, serializer_class, is_list=True)
         params = self.request.query_params
-        queryset = apply_filters(
-            self.filterset_class if serializer_class is self.serializer_class else None,
-            params,
-            queryset,
-            self.request,
-        )
-        rows = self.paginator.paginate_queryset(
-            queryset, self.request, self, ascending=ascending, keys=keys
-        )
+        own = serializer_class is self.serializer_class
+        filters = read_filters(self.filterset_class if own else None, params)
+        limit, after_values = self.paginator.read(self.request, keys)
+        rows = None
+        if queryset is None:
+            rows = selector_page(
+                serializer_class,
+                self.filterset_class if own else None,
+                filters,
+                self.scope,
+                limit=limit,
+                keys=keys,
+                ascending=ascending,
+                after_values=after_values,
+            )
+            queryset = self.get_queryset() if rows is None else None
+        if rows is None:
+            queryset = filter_by(queryset, filters)
+            rows = fetch.fetch(
+                page_query(
+                    queryset, limit=limit, keys=keys, ascending=ascending, after_values=after_values
+                )
+            )
+        rows = self.paginator.page(rows, limit, keys)
         context = {**self.get_serializer_context(), **(context or {})}
         data = render_many(serializer_class, rows, context)
         expand(data, paths, serializer_class, self)
@@ -379,6 +398,8 @@ class JobcostViewSet(viewsets.GenericViewSet):
 
     # --- default handlers -----------------------------------------------------------------
     def list(self, request, *args, **kwargs):
+        if type(self).get_queryset is JobcostViewSet.get_queryset:
+            return self.render_list()  # the resource's selector: prepared
         return self.render_list(self.get_queryset())
 
     def retrieve(self, request, *args, **kwargs):

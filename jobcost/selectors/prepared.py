@@ -11,15 +11,21 @@ where the placeholders were.
 the number of values in each collection — and `build` may use `values` only as filter
 values (never read the database or branch on them). A build in which a placeholder is found
 anywhere but as a whole SQL parameter (in the SQL's text, inside another parameter, in a
-prefetch), or a queryset `Plan` cannot build, is never kept: for those keys `instances`
-returns None and the caller reads the queryset itself. Values are strings, collections of
-strings (order does not matter: they fill an `IN`), or None, which is passed to `build` as
-it is (so `key` must say which values are None). tests/jobcost/selectors/test_fetch.py
-compares the SQL and rows with the ORM's.
+prefetch), a datetime value converted on its way, or a queryset `Plan` cannot build, is
+never kept: for those keys `instances` returns None and the caller reads the queryset
+itself. Values are
+strings, aware datetimes (their placeholder is an instant of the year 1, which no query of
+ours holds; it must reach the SQL as a whole parameter, unconverted, which PostgreSQL's
+backend does and SQLite's does not), collections of strings (order does not matter: they fill
+an `IN`), or None, which is passed to `build` as it is (so `key` must say which values are
+None). At most `MAX_SHAPES` shapes are kept; past it, the process starts again from none.
+tests/jobcost/selectors/test_fetch.py and tests/jobcost/api/test_prepared_lists.py compare the
+SQL and rows with the ORM's.
 """
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 
@@ -28,7 +34,12 @@ from django.db.models import Model, Prefetch, QuerySet
 
 from jobcost.selectors.instances import Plan, Unsupported, check_queryset, run
 
-Value = str | Collection[str] | None
+Value = str | datetime.datetime | Collection[str] | None
+
+# Shapes kept at most (each is its SQL and its row plan).
+MAX_SHAPES = 4096
+# A datetime value's placeholder: this instant plus its number in microseconds.
+_YEAR_ONE = datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)
 
 
 @dataclass(frozen=True)
@@ -46,14 +57,17 @@ _UNPREPARABLE = object()
 _cache: dict[Hashable, _Prepared | object] = {}
 
 
-def _placeholders(values: dict[str, Value]) -> tuple[dict, dict[str, tuple[str, int | None]]]:
+def _placeholders(values: dict[str, Value]) -> tuple[dict, dict[object, tuple[str, int | None]]]:
     arguments, names = {}, {}
-    for name, value in values.items():
+    for number, (name, value) in enumerate(values.items(), start=1):
         if value is None:
             arguments[name] = None
         elif isinstance(value, str):
             mark = f"⟪prepared:{name}⟫"
             arguments[name], names[mark] = mark, (name, None)
+        elif isinstance(value, datetime.datetime):
+            moment = _YEAR_ONE + datetime.timedelta(microseconds=number)
+            arguments[name], names[moment] = moment, (name, None)
         else:
             marks = [f"⟪prepared:{name}:{i}⟫" for i in range(len(value))]
             arguments[name] = marks
@@ -95,14 +109,32 @@ def _prepare(build: Callable[..., QuerySet], first: bool, values: dict[str, Valu
     return _Prepared(sql, tuple(params), slots, plan, lookups, db)
 
 
+def _is_mark(param) -> bool:
+    return isinstance(param, str | datetime.datetime)
+
+
 def _slots(sql: str, params, names: dict) -> tuple | None:
-    """Where each placeholder lies in `params`; None when one lies anywhere else."""
-    slots = [(i, *names[p]) for i, p in enumerate(params) if isinstance(p, str) and p in names]
-    # A mark found anywhere but as a whole parameter was transformed (`%mark%`) or inlined.
+    """Where each placeholder lies in `params`; None when one lies anywhere else, or when a
+    datetime's placeholder reaches no parameter as itself (it was converted)."""
+    slots = [(i, *names[p]) for i, p in enumerate(params) if _is_mark(p) and p in names]
+    # A mark found anywhere but as a whole parameter was transformed (`%mark%`) or inlined; a
+    # year-1 date or text left over is a datetime placeholder the query converted.
     taken = {slot[0] for slot in slots}
-    if _marked([sql, *(repr(p) for i, p in enumerate(params) if i not in taken)]):
+    rest = [p for i, p in enumerate(params) if i not in taken]
+    if _marked([sql, *map(repr, rest)]) or any(_year_one(p) for p in rest):
+        return None
+    placed = {(slot[1], slot[2]) for slot in slots}
+    if any(
+        isinstance(mark, datetime.datetime) and name not in placed for mark, name in names.items()
+    ):
         return None
     return tuple(slots)
+
+
+def _year_one(param) -> bool:
+    if isinstance(param, datetime.date):
+        return param.year == 1
+    return isinstance(param, str) and param.startswith("0001-01-01")
 
 
 def _prepare_rows(build: Callable[..., QuerySet], values: dict[str, Value]):
@@ -118,9 +150,18 @@ def _prepare_rows(build: Callable[..., QuerySet], values: dict[str, Value]):
     return _Prepared(sql, tuple(params), slots, None, (), queryset.db)
 
 
+def _keep(key: Hashable, prepared):
+    if len(_cache) >= MAX_SHAPES:
+        _cache.clear()
+    _cache[key] = prepared
+    return prepared
+
+
 def _params(prepared: _Prepared, values: dict[str, Value]) -> list:
     params = list(prepared.params)
-    ordered = {n: sorted(v) for n, v in values.items() if not isinstance(v, str | None)}
+    ordered = {
+        n: sorted(v) for n, v in values.items() if not isinstance(v, str | datetime.datetime | None)
+    }
     for index, name, position in prepared.slots:
         params[index] = values[name] if position is None else ordered[name][position]
     return params
@@ -138,7 +179,7 @@ def instances(
     cannot be prepared (see the module's docstring)."""
     prepared = _cache.get(key)
     if prepared is None:
-        prepared = _cache[key] = _prepare(build, first, values)
+        prepared = _keep(key, _prepare(build, first, values))
     if prepared is _UNPREPARABLE:
         return None
     return prepared.plan.instances(_run(prepared, values)), prepared.lookups
@@ -153,7 +194,7 @@ def rows(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> list
     key = ("rows", key)  # never the key of an `instances` plan
     prepared = _cache.get(key)
     if prepared is None:
-        prepared = _cache[key] = _prepare_rows(build, values)
+        prepared = _keep(key, _prepare_rows(build, values))
     if prepared is _UNPREPARABLE:
         return None
     return _run(prepared, values)
@@ -167,7 +208,7 @@ def statement(key: Hashable, build: Callable[..., QuerySet], **values: Value) ->
     key = ("statement", key)  # never the key of an `instances` or `rows` plan
     prepared = _cache.get(key)
     if prepared is None:
-        prepared = _cache[key] = _prepare_rows(build, values)
+        prepared = _keep(key, _prepare_rows(build, values))
     if prepared is _UNPREPARABLE:
         return None
     return prepared.sql, _params(prepared, values)

@@ -13,7 +13,7 @@ from django.http import QueryDict
 from django_filters import ChoiceFilter, DateFilter, IsoDateTimeFilter
 
 from jobcost import filters as jobcost_filters
-from jobcost.api.filters import JobcostFilterSet, apply_filters
+from jobcost.api.filters import JobcostFilterSet, filter_by, read_filters
 from jobcost.errors import InvalidRequest
 from webhooks import filters as webhook_filters
 
@@ -60,7 +60,8 @@ def _reference(filterset_class, params, queryset):
 
 def _ours(filterset_class, params, queryset):
     try:
-        return ("sql", str(apply_filters(filterset_class, params, queryset).query))
+        filtered = filter_by(queryset, read_filters(filterset_class, params))
+        return ("sql", str(filtered.query))
     except InvalidRequest as exc:
         return ("400", exc.param, exc.message)
 

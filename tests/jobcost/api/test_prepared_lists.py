@@ -1,0 +1,120 @@
+"""A resource's list read with its SQL compiled once per shape (jobcost/api/list_pages.py)
+answers exactly what the ORM's reading of the same request answers: for every list route of
+the resource table, first and later pages, each filter alone (strings, choices, timestamps),
+a key restricted to one project, and a shape run again with other values."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobcost.api import viewsets
+from jobcost.demo.loader import demo_job_load
+from jobcost.models import Project
+from jobcost.resources import RESOURCES
+from jobcost.selectors import prepared
+from tests.conftest import Api
+from tests.factories import make_key
+from tests.shared import rows_for_the_module
+
+
+@pytest.fixture(scope="module")
+def shared_demo(django_db_setup, django_db_blocker):
+    """The demo job and two keys of its account (one restricted to the demo project), built
+    once for the module (tests/shared.py)."""
+    with rows_for_the_module(django_db_blocker):
+        demo_job_load()
+        project = Project.objects.get(number="2026-014")
+        _, secret = make_key(project.account, "admin")
+        _, restricted = make_key(project.account, "viewer", [project])
+        yield secret, restricted
+
+
+@pytest.fixture
+def apis(shared_demo, db):
+    secret, restricted = shared_demo
+    return Api(secret), Api(restricted)
+
+
+def _lists(api) -> dict[str, type]:
+    """{collection path: the viewset's FilterSet} for every resource whose collection is a
+    list route that reads its selector."""
+    found = {}
+    for resource in list(RESOURCES.values()):
+        path = f"/v1/{resource.collection}"
+        response = api.get(path, {"limit": "1"})
+        if response.status_code == 200:
+            found[path] = response.renderer_context["view"].filterset_class
+    return found
+
+
+def _requests(api, path: str, filterset_class) -> list[dict]:
+    """A first page, its next page, and each filter set alone to the value of the list's
+    first row (its ID field, choice or `created_at`); the first page alone for a list the key
+    may not read (its refusal is compared too)."""
+    response = api.get(path, {"limit": "2"})
+    requests = [{"limit": "2"}]
+    if response.status_code != 200:
+        return requests
+    first = response.json()
+    if first["next_cursor"]:
+        requests.append({"limit": "2", "cursor": first["next_cursor"]})
+    row = first["data"][0] if first["data"] else {}
+    for name in filterset_class.base_filters if filterset_class else ():
+        field = name.split("[")[0]
+        value = row.get("created_at" if field == "created" else field)
+        if isinstance(value, str):
+            requests.append({name: value, "limit": "3"})
+    return requests
+
+
+def _body(response) -> bytes | dict:
+    """A list's bytes; a refusal's error without its request ID (each request has its own)."""
+    if response.status_code == 200:
+        return response.content
+    error = response.json()["error"]
+    return {name: value for name, value in error.items() if name != "request_id"}
+
+
+def test_every_list_answers_as_the_orm_reads_it(apis, monkeypatch):
+    taken = []
+    page = viewsets.selector_page
+
+    def spy(*args, **kwargs):
+        rows = page(*args, **kwargs)
+        taken.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(viewsets, "selector_page", spy)
+    admin, restricted = apis
+    lists = _lists(admin)
+    assert len(lists) >= 14
+    compared = 0
+    for api in (admin, restricted):
+        for path, filterset_class in lists.items():
+            for params in _requests(api, path, filterset_class):
+                fast = api.get(path, params)
+                with monkeypatch.context() as orm_only:
+                    orm_only.setattr(viewsets, "selector_page", lambda *a, **k: None)
+                    slow = api.get(path, params)
+                assert (fast.status_code, _body(fast)) == (slow.status_code, _body(slow)), (
+                    path,
+                    params,
+                )
+                compared += 1
+    assert compared > 60
+    assert taken.count(True) >= compared * 0.9  # the prepared reading answered almost all
+
+
+def test_a_kept_shape_reads_other_values(apis):
+    admin, _ = apis
+    projects = list(Project.objects.values_list("pk", flat=True))
+    prepared._cache.clear()
+    bodies = {}
+    for pk in [*projects, *projects]:
+        response = admin.get("/v1/invoices", {"project": pk, "limit": "5"})
+        assert response.status_code == 200
+        assert {row["project"] for row in response.json()["data"]} <= {pk}
+        bodies.setdefault(pk, response.content)
+        assert response.content == bodies[pk]
+    shapes = [key for key in prepared._cache if isinstance(key, tuple) and key[0] == "list_page"]
+    assert len(shapes) == 1
