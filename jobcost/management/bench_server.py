@@ -99,3 +99,17 @@ def worker_cpu_seconds(master_pid: int) -> dict[int, float]:
         fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) "
         used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return used
+
+
+# A run counts when each worker did at least this fraction of an even share of the workers'
+# CPU (a quarter of it with two workers); `balanced` tells.
+BALANCED_SHARE = 0.5
+
+
+def balanced(before: dict[int, float], after: dict[int, float]) -> bool:
+    """Whether every worker served during a run, from `worker_cpu_seconds` read before and
+    after it: a gunicorn worker accepts every connection of a burst it can, so a client's
+    few keep-alive connections, opened at once, often all land on one worker and the others
+    idle, halving the rate at random (README "Benchmarks")."""
+    used = [after[pid] - before[pid] for pid in after if pid in before]
+    return len(used) < 2 or min(used) >= BALANCED_SHARE * sum(used) / len(used)

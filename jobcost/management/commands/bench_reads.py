@@ -45,7 +45,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from jobcost.management.bench_server import gunicorn_server, worker_cpu_seconds
+from jobcost.management.bench_server import balanced, gunicorn_server, worker_cpu_seconds
 from jobcost.models import Account, Invoice, InvoiceLine, Project
 from jobcost.scope import Scope
 from jobcost.selectors import visible
@@ -63,10 +63,7 @@ LINES = 3
 CODES = 3
 LINE_AMOUNT = 1_000_00
 WARMUP_SECONDS = 2
-# A round counts when each gunicorn worker did at least this fraction of an even share of the
-# workers' CPU (a quarter of it with two workers); else it runs again, at most ROUND_TRIES
-# times (see the module docstring).
-BALANCED_SHARE = 0.5
+# Runs of a round at most, when its workers did not all serve (`bench_server.balanced`).
 ROUND_TRIES = 5
 
 
@@ -284,10 +281,7 @@ class Command(BaseCommand):
         while True:
             before = worker_cpu_seconds(server.pid)
             figure = self._drive(wrk, server.base, path, secret, duration, connections)
-            after = worker_cpu_seconds(server.pid)
-            used = [after[pid] - before[pid] for pid in after if pid in before]
-            balanced = len(used) < 2 or min(used) >= BALANCED_SHARE * sum(used) / len(used)
-            if balanced or repeats == ROUND_TRIES - 1:
+            if balanced(before, worker_cpu_seconds(server.pid)) or repeats == ROUND_TRIES - 1:
                 return figure, repeats
             repeats += 1
 
