@@ -195,9 +195,9 @@ def post_claimed(
 ) -> Outcome:
     """POST a delivery this worker has claimed (leased, `attempts` counted) to `endpoint`, as
     just re-read, and return the outcome without recording it. The URL is checked by the SSRF
-    guard first, unless it is `checked_url`, the URL the caller last saw pass that check (the
-    check reads the URL alone); a refused URL is a failed outcome. Never raises for a failed
-    POST."""
+    guard first, unless it is `checked_url`, the URL the caller last saw pass that check in
+    the same settings (the check reads the URL and WEBHOOKS_ALLOW_INSECURE_LOCALHOST only); a
+    refused URL is a failed outcome. Never raises for a failed POST."""
     body = json.dumps(
         render_payload(delivery.event, endpoint.api_version), separators=(",", ":")
     ).encode()

@@ -209,22 +209,29 @@ def _claim_batch(endpoint_id: str, size: int) -> tuple[list[WebhookDelivery], da
 @functools.cache
 def _claim_sql() -> str:
     """The claim as one PostgreSQL statement: lock the due rows (`FOR UPDATE SKIP LOCKED`,
-    oldest due first), count their attempt and lease them, and return them with their events.
-    Table and column names come from the models' `_meta`; every value is a parameter."""
+    oldest due first, in a `MATERIALIZED` CTE, run exactly once), count their attempt and
+    lease them, and return them with their events. Table and column names come from the
+    models' `_meta`; every value is a parameter."""
     quote = connection.ops.quote_name
     delivery, event = WebhookDelivery._meta, Event._meta
-    table = quote(delivery.db_table)
-    columns = ", ".join(
+
+    def column(name: str) -> str:
+        return quote(delivery.get_field(name).column)
+
+    returned = ", ".join(
         [f"d.{quote(f.column)}" for f in delivery.concrete_fields]
         + [f"e.{quote(f.column)}" for f in event.concrete_fields]
     )
+    attempts, next_at, pk = column("attempts"), column("next_attempt_at"), column("id")
     return (
-        f"UPDATE {table} AS d SET attempts = d.attempts + 1, next_attempt_at = %s, "  # noqa: S608
-        f"updated_at = %s FROM {quote(event.db_table)} AS e "
-        f"WHERE e.id = d.event_id AND d.status = %s AND d.id IN ("
-        f"SELECT id FROM {table} WHERE endpoint_id = %s AND status = %s "
-        f"AND next_attempt_at <= %s ORDER BY next_attempt_at, id LIMIT %s "
-        f"FOR UPDATE SKIP LOCKED) RETURNING {columns}"
+        f"WITH due AS MATERIALIZED (SELECT {pk} FROM {quote(delivery.db_table)} "  # noqa: S608
+        f"WHERE {column('endpoint')} = %s AND {column('status')} = %s AND {next_at} <= %s "
+        f"ORDER BY {next_at}, {pk} LIMIT %s FOR UPDATE SKIP LOCKED) "
+        f"UPDATE {quote(delivery.db_table)} AS d SET {attempts} = d.{attempts} + 1, "
+        f"{next_at} = %s, {column('updated_at')} = %s "
+        f"FROM due, {quote(event.db_table)} AS e "
+        f"WHERE d.{pk} = due.{pk} AND e.{quote(event.pk.column)} = d.{column('event')} "
+        f"RETURNING {returned}"
     )
 
 
@@ -233,7 +240,7 @@ def _claim_returning(
 ) -> list[WebhookDelivery]:
     pending = DeliveryStatus.PENDING
     with connection.cursor() as cursor:
-        cursor.execute(_claim_sql(), [lease_until, now, pending, endpoint_id, pending, now, size])
+        cursor.execute(_claim_sql(), [endpoint_id, pending, now, size, lease_until, now])
         rows = cursor.fetchall()
     delivery_fields = WebhookDelivery._meta.concrete_fields
     event_fields = Event._meta.concrete_fields
@@ -279,9 +286,10 @@ def _cancel_due(endpoint_id: str) -> None:
 
 class _Sender:
     """What one drain's POSTs share: its connection pool (kept-alive connections to the
-    endpoint) and the last URL that passed the SSRF guard's URL check, which depends on the
-    URL alone (`post_claimed`'s `checked_url`): it runs again whenever the re-read endpoint
-    has another URL. The addresses are checked by the pool whenever it connects."""
+    endpoint) and the last URL that passed the SSRF guard's URL check, which reads only the
+    URL and a setting that does not change during a drain (`post_claimed`'s `checked_url`):
+    it runs again whenever the re-read endpoint has another URL. The addresses are checked
+    by the pool whenever it connects."""
 
     def __init__(self, pool: httpcore.ConnectionPool) -> None:
         self.pool = pool

@@ -20,6 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 POLL_SECONDS = 0.01
 
 
+class _Ipv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 @dataclass
 class Received:
     path: str
@@ -36,6 +40,7 @@ class Receiver:
     in_flight: int = 0
     max_in_flight: int = 0
     on_request: Callable[[int], None] | None = None
+    host: str = "127.0.0.1"  # "::1": an IPv6 literal's receiver
 
     def __post_init__(self):
         receiver = self
@@ -74,7 +79,8 @@ class Receiver:
 
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server_class = _Ipv6Server if ":" in self.host else ThreadingHTTPServer
+        self.server = server_class((self.host, 0), Handler)
         self.server.daemon_threads = True  # close() does not wait for a slow answer
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": POLL_SECONDS}, daemon=True
@@ -83,7 +89,8 @@ class Receiver:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.server.server_address[1]}"
 
     @property
     def url(self) -> str:

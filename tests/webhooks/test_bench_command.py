@@ -41,12 +41,12 @@ def test_a_small_run_delivers_everything_and_cleans_up():
     )
 
     number = r"\d+(?:\.\d+)?"
-    mode = r"(celery workers|httpx loop \(ceiling\))"
+    mode = r"(celery workers|POST loop \(ceiling\))"
     row = rf"^{mode}\s+(\d+)\s+(\d+)\s+{number}\s+({number})\s+({number})$"
     rows = re.findall(row, out.getvalue(), re.M)
     assert [r[:3] for r in rows] == [
         ("celery workers", "1", "6"),
-        ("httpx loop (ceiling)", "1", "6"),
+        ("POST loop (ceiling)", "1", "6"),
     ]
     # Each ratio is its rate over the ceiling's rate, as printed (two decimals).
     ceiling = float(rows[-1][3])

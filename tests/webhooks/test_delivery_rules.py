@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import AccountFactory
+from tests.webhooks.receiver import Receiver
 from tests.webhooks.support import make_due, make_endpoint, owe_delivery
 from webhooks import delivery as delivery_module
 from webhooks.delivery import attempt
@@ -213,3 +214,17 @@ def test_loopback_http_is_refused_at_send_time_outside_development(endpoint, rec
     assert attempt(delivery.pk) == "pending"
     assert delivery.attempt_log.get().error.startswith("url_refused: ")
     assert receiver.requests == []
+
+
+def test_an_ipv6_literal_url_is_sent_with_its_host_in_brackets():
+    receiver = Receiver(host="::1")
+    try:
+        endpoint = make_endpoint(AccountFactory(), url=receiver.url)
+        delivery = owe_delivery(endpoint)
+        assert attempt(delivery.pk) == "succeeded"
+        [received] = receiver.requests
+        port = receiver.server.server_address[1]
+        assert received.headers["host"] == f"[::1]:{port}"
+        assert received.headers["webhook-id"] == delivery.pk
+    finally:
+        receiver.close()

@@ -18,9 +18,9 @@ from tests.factories import AccountFactory
 from tests.webhooks.receiver import Receiver
 from tests.webhooks.support import make_endpoint, owe_delivery
 from webhooks import delivery as delivery_module
-from webhooks.drain import drain, endpoint_slot
+from webhooks.drain import _claim_batch, drain, endpoint_slot
 from webhooks.lanes import FAST, SLOW
-from webhooks.models import WebhookDelivery, WebhookEndpoint
+from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 from webhooks.tasks import sweep_due_deliveries
 
 pytestmark = pytest.mark.django_db
@@ -188,3 +188,63 @@ def test_the_sweep_queues_one_drain_per_endpoint_with_due_rows_on_its_lane(recei
         assert sweep_due_deliveries() == 3
     assert _messages(fast_queue) == [[healthy.pk, FAST]]
     assert sorted(_messages(slow_queue)) == sorted([[failing.pk, SLOW], [slow.pk, SLOW]])
+
+
+def test_a_claim_leases_the_oldest_due_up_to_its_size_with_their_events(endpoint):
+    owed = _owe(endpoint, 3)
+    now = timezone.now()
+    for delivery, minutes in zip(owed, (3, 1, 2), strict=True):
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            next_attempt_at=now - timedelta(minutes=minutes)
+        )
+    batch, lease_until = _claim_batch(endpoint.pk, 2)
+    oldest_due = [owed[0], owed[2]]
+    assert [d.pk for d in batch] == [
+        d.pk for d in sorted(oldest_due, key=lambda d: (d.created_at, d.pk))
+    ]
+    for claimed in batch:
+        stored = Event.objects.get(pk=claimed.event_id)
+        assert (claimed.event.pk, claimed.event.type, claimed.event.data) == (
+            stored.pk,
+            stored.type,
+            stored.data,
+        )
+        assert isinstance(claimed.event.data, dict)
+    rows = dict(
+        WebhookDelivery.objects.filter(pk__in=[d.pk for d in owed]).values_list("pk", "attempts")
+    )
+    assert rows == {owed[0].pk: 1, owed[1].pk: 0, owed[2].pk: 1}
+    assert set(
+        WebhookDelivery.objects.filter(pk__in=[d.pk for d in oldest_due]).values_list(
+            "next_attempt_at", flat=True
+        )
+    ) == {lease_until}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_url_changed_during_a_drain_is_checked_again_before_the_next_post(receiver):
+    endpoint = make_endpoint(AccountFactory(), url=receiver.url, events=["project.created"])
+    owed = _owe(endpoint, 2)
+
+    def change_url(number: int) -> None:
+        """During the first POST, as another process would: a URL the check refuses."""
+        if number == 1:
+            try:
+                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+                    url="http://203.0.113.7/hooks"
+                )
+            finally:
+                connection.close()  # the receiver thread's own connection
+
+    receiver.on_request = change_url
+    drain(endpoint.pk, FAST)
+    assert len(receiver.requests) == 1
+    attempts = {
+        d.pk: list(d.attempt_log.values_list("succeeded", "error"))
+        for d in WebhookDelivery.objects.filter(pk__in=[d.pk for d in owed])
+    }
+    sent = receiver.requests[0].headers["webhook-id"]
+    assert attempts.pop(sent) == [(True, "")]
+    [[(succeeded, error)]] = attempts.values()
+    assert not succeeded
+    assert error.startswith("url_refused: Webhook URLs must use https://")

@@ -11,7 +11,8 @@ the configured PostgreSQL, to a loopback HTTP receiver running in this process (
 For each worker count the clock starts at the commit that queues the drains (the workers are
 already up and idle) and stops when the database shows every delivery `succeeded`. The last
 row is the ceiling: the same N × M POSTs (same bodies, same signed headers) sent by a plain
-loop with one `httpx.Client` in this process, no database and no broker. Each row's last column
+loop in this process through the same HTTP client the workers send with (one guarded
+connection pool, `webhooks.transport.post`), no database and no broker. Each row's last column
 is its rate over the ceiling's, measured in the same run (the machine's load moves both).
 
 Then, unless `--no-isolation`, the isolation scenario of tests/webhooks/test_isolation.py with
@@ -30,13 +31,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import subprocess
 import time
 import uuid
 
-import httpx
 from celery import current_app as celery_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -53,6 +52,7 @@ from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
 from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.outbox import event_record
+from webhooks.transport import new_pool, new_ssl_context, post
 from webhooks.versions import render_payload
 
 ACCOUNT = "Bench Webhooks"
@@ -124,7 +124,7 @@ class Workers:
 
 class Command(BaseCommand):
     help = (
-        "Webhook deliveries per second of Celery worker processes against a plain httpx loop, "
+        "Webhook deliveries per second of Celery worker processes against a plain POST loop, "
         "and a fast endpoint's delay beside a slow one."
     )
 
@@ -167,7 +167,6 @@ class Command(BaseCommand):
         counts = [int(n) for n in workers.split(",") if n.strip()]
         if events < 1 or endpoints < 1 or not counts or min(counts) < 1:
             raise CommandError("--events, --endpoints and --workers must be positive.")
-        logging.getLogger("httpx").setLevel(logging.WARNING)
         load_before = os.getloadavg()
         total = events * endpoints
         receiver = Receiver()
@@ -225,8 +224,9 @@ class Command(BaseCommand):
             )
         self.stdout.write(
             "\nworkers: the clock starts at the commit that queues the tasks (workers up and idle)"
-            " and stops when every delivery is `succeeded` in the database.\nhttpx loop: render,"
-            " sign and POST in one process with one client; no database, no broker (the ceiling)."
+            " and stops when every delivery is `succeeded` in the database.\nPOST loop: render,"
+            " sign and POST in one process with the workers' HTTP client (one connection pool);"
+            " no database, no broker (the ceiling)."
         )
         if delays:
             self.stdout.write(
@@ -391,7 +391,8 @@ class Command(BaseCommand):
             time.sleep(0.05)
 
     def _run_loop(self, account, receiver, expected: int):
-        """The ceiling: the last run's deliveries POSTed again by one client in a loop."""
+        """The ceiling: the last run's deliveries POSTed again in a loop, through the HTTP
+        client the workers send with (`webhooks.transport.post` over one guarded pool)."""
         deliveries = list(
             WebhookDelivery.objects.filter(account=account)
             .select_related("event", "endpoint")
@@ -399,7 +400,7 @@ class Command(BaseCommand):
         )
         receiver.reset()
         started = time.monotonic()
-        with httpx.Client(timeout=10.0, follow_redirects=False) as client:
+        with new_pool(ssl_context=new_ssl_context()) as pool:
             for delivery in deliveries:
                 endpoint = delivery.endpoint
                 body = json.dumps(
@@ -408,11 +409,13 @@ class Command(BaseCommand):
                 headers = signing.headers(
                     endpoint.signing_secrets(), delivery.pk, int(time.time()), body
                 )
-                client.post(endpoint.url, content=body, headers=headers).raise_for_status()
+                status = post(pool, endpoint.url, content=body, headers=headers, timeout=10.0)
+                if not 200 <= status < 300:
+                    raise CommandError(f"The receiver answered {status}.")
         seconds = time.monotonic() - started
         if receiver.count != len(deliveries):
             raise CommandError(f"The receiver got {receiver.count} of {len(deliveries)} POSTs.")
-        return ("httpx loop (ceiling)", 1, len(deliveries), seconds)
+        return ("POST loop (ceiling)", 1, len(deliveries), seconds)
 
     def _drop_queue(self, queue: str) -> None:
         """Remove the private queue (and its binding) from Redis."""
