@@ -43,7 +43,9 @@ def freeze_loaded_objects(**kwargs):
     """Once a worker has loaded Django, the apps and its tasks, what is alive is frozen for
     the garbage collector (`gc.freeze`), as the web workers do (config/gunicorn.conf.py):
     the objects a batch of deliveries keeps alive no longer make full collections scan all
-    of Django. CELERY_GC_FREEZE=off leaves the collector as Python sets it."""
+    of Django. It runs in the worker's main process, where the `threads` (or `solo`) pool the
+    README's workers use runs the tasks; a `prefork` pool's children are not frozen.
+    CELERY_GC_FREEZE=off leaves the collector as Python sets it."""
     if os.environ.get("CELERY_GC_FREEZE", "on").lower() != "off":
         gc.collect()
         gc.freeze()

@@ -125,6 +125,12 @@ def django_db_setup(django_db_setup, django_db_blocker):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _keys_forgotten():
+    """Each test starts with no API key kept by the process (jobcost/api/authentication.py)."""
+    authentication.forget_keys()
+
+
 @pytest.fixture
 def cold_keys(monkeypatch):
     """Every request reads its API key from the database, as the first request of a key in a

@@ -147,7 +147,7 @@ class ApiKeyAdmin(ServiceAdmin):
             request,
             queryset,
             lambda key: api_key_revoke(api_key_id=key.pk),
-            "revoked (requests with it now get 401 api_key_revoked)",
+            "revoked (requests with it get 401 api_key_revoked within a second)",
         )
 
 

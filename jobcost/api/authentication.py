@@ -64,6 +64,9 @@ class ApiKeyAuthentication(BaseAuthentication):
 KEY_CACHE_SECONDS = 1.0
 KEY_CACHE_SIZE = 10_000
 _keys_read: dict[str, tuple[float, ApiKey]] = {}
+# Bumped by every forgetting: a key read before it is not kept after it (a request of another
+# thread may have read the old row just before a change committed).
+_generation = [0]
 
 
 def _read_key(secret_hash: str) -> ApiKey | None:
@@ -72,8 +75,9 @@ def _read_key(secret_hash: str) -> ApiKey | None:
     kept = _keys_read.get(secret_hash)
     if kept is not None and kept[0] > now:
         return kept[1]
+    generation = _generation[0]
     key = fetch.first(("api_key", connection.vendor), _keys, secret_hash=secret_hash)
-    if key is not None:
+    if key is not None and generation == _generation[0]:
         if len(_keys_read) >= KEY_CACHE_SIZE:
             _keys_read.clear()
         _keys_read[secret_hash] = (now + KEY_CACHE_SECONDS, key)
@@ -81,6 +85,7 @@ def _read_key(secret_hash: str) -> ApiKey | None:
 
 
 def _forget() -> None:
+    _generation[0] += 1
     _keys_read.clear()
 
 

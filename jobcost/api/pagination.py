@@ -20,7 +20,6 @@ from rest_framework.response import Response
 
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
-from jobcost.selectors.fetch import fetch
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -96,8 +95,8 @@ def page_query(
 
 class CursorPagination(BasePagination):
     """The one paginator. `ascending=True` for audit trails (oldest first). A list reads its
-    page in three steps: `read` (the request's limit and cursor), the rows of `page_query`,
-    then `page` (what to show, and the next cursor); `paginate_queryset` does all three."""
+    page in three steps (`JobcostViewSet.render_list`): `read` (the request's limit and
+    cursor), the rows of `page_query`, then `page` (what to show, and the next cursor)."""
 
     def read(self, request, keys: tuple[str, ...]) -> tuple[int, list[str] | None]:
         """The request's `limit` and the key values its `cursor` points after (None on the
@@ -118,24 +117,6 @@ class CursorPagination(BasePagination):
             else None
         )
         return rows
-
-    def paginate_queryset(
-        self,
-        queryset: QuerySet,
-        request,
-        view=None,
-        ascending: bool = False,
-        keys: tuple[str, ...] = ("created_at", "id"),
-    ):
-        """One page of `queryset` ordered by `keys` (unique together), newest first unless
-        `ascending`."""
-        limit, after_values = self.read(request, keys)
-        rows = fetch(
-            page_query(
-                queryset, limit=limit, keys=keys, ascending=ascending, after_values=after_values
-            )
-        )
-        return self.page(rows, limit, keys)
 
     def get_paginated_response(self, data) -> Response:
         return Response(self.list_body(data))

@@ -382,7 +382,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
                 ascending=ascending,
                 after_values=after_values,
             )
-            queryset = self.get_queryset() if rows is None else None
+            queryset = serializer_class.selector(self.scope) if rows is None else None
         if rows is None:
             queryset = filter_by(queryset, filters)
             rows = fetch.fetch(

@@ -18,7 +18,7 @@ strings, aware datetimes (their placeholder is an instant of the year 1, which n
 ours holds; it must reach the SQL as a whole parameter, unconverted, which PostgreSQL's
 backend does and SQLite's does not), collections of strings (order does not matter: they fill
 an `IN`), or None, which is passed to `build` as it is (so `key` must say which values are
-None). At most `MAX_SHAPES` shapes are kept; past it, the process starts again from none.
+None). At most `MAX_SHAPES` shapes are kept; past it, a new shape is compiled at every call.
 tests/jobcost/selectors/test_fetch.py and tests/jobcost/api/test_prepared_lists.py compare the
 SQL and rows with the ORM's.
 """
@@ -38,6 +38,11 @@ Value = str | datetime.datetime | Collection[str] | None
 
 # Shapes kept at most (each is its SQL and its row plan).
 MAX_SHAPES = 4096
+# Characters a lookup may escape in a value on its way to the SQL (SQLite's `iexact` is a LIKE
+# with `%`, `_` and `\` escaped): in every string placeholder, so that a build which escapes
+# its values changes the placeholder and is never kept (the kept SQL would take later values
+# unescaped).
+_ESCAPED = "%_\\"
 # A datetime value's placeholder: this instant plus its number in microseconds.
 _YEAR_ONE = datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)
 
@@ -63,13 +68,13 @@ def _placeholders(values: dict[str, Value]) -> tuple[dict, dict[object, tuple[st
         if value is None:
             arguments[name] = None
         elif isinstance(value, str):
-            mark = f"⟪prepared:{name}⟫"
+            mark = f"⟪prepared:{name}{_ESCAPED}⟫"
             arguments[name], names[mark] = mark, (name, None)
         elif isinstance(value, datetime.datetime):
             moment = _YEAR_ONE + datetime.timedelta(microseconds=number)
             arguments[name], names[moment] = moment, (name, None)
         else:
-            marks = [f"⟪prepared:{name}:{i}⟫" for i in range(len(value))]
+            marks = [f"⟪prepared:{name}:{i}{_ESCAPED}⟫" for i in range(len(value))]
             arguments[name] = marks
             names.update({mark: (name, i) for i, mark in enumerate(marks)})
     return arguments, names
@@ -151,9 +156,11 @@ def _prepare_rows(build: Callable[..., QuerySet], values: dict[str, Value]):
 
 
 def _keep(key: Hashable, prepared):
-    if len(_cache) >= MAX_SHAPES:
-        _cache.clear()
-    _cache[key] = prepared
+    """Keep a new shape, unless `MAX_SHAPES` are kept already: then it serves this call only
+    (the next call of that shape compiles again), and no client can push out the shapes every
+    request uses (a key's, a retrieve's) by asking for many others."""
+    if len(_cache) < MAX_SHAPES:
+        _cache[key] = prepared
     return prepared
 
 

@@ -144,7 +144,7 @@ class Command(BaseCommand):
                     targets = {"api": (api, path), "ceiling": (ceiling, ceiling_path)}
                     for server, (process, target) in targets.items():
                         results[name, server, "size"] = self._warm(
-                            wrk, process.base, target, secret
+                            wrk, process.base, target, secret, connections
                         )
                     for _ in range(rounds):
                         for server, (process, target) in targets.items():
@@ -260,7 +260,7 @@ class Command(BaseCommand):
             f"Authorization: Bearer {secret}",
         ]
 
-    def _warm(self, wrk, base, path, secret) -> int:
+    def _warm(self, wrk, base, path, secret, connections) -> int:
         """One request (its body's size is returned), then wrk for the warm-up."""
         request = urllib.request.Request(  # noqa: S310 (our own loopback server)
             base + path, headers={"Authorization": f"Bearer {secret}"}
@@ -268,7 +268,7 @@ class Command(BaseCommand):
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
             size = len(response.read())
         subprocess.run(  # noqa: S603 (wrk, fixed arguments)
-            [*self._wrk(wrk, secret, 8), f"-d{WARMUP_SECONDS}s", base + path],
+            [*self._wrk(wrk, secret, connections), f"-d{WARMUP_SECONDS}s", base + path],
             check=True,
             capture_output=True,
         )

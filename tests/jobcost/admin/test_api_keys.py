@@ -65,7 +65,7 @@ def test_revoke_action_makes_the_key_401(web, job):
 
     assert (
         "success",
-        f"{key}: revoked (requests with it now get 401 api_key_revoked).",
+        f"{key}: revoked (requests with it get 401 api_key_revoked within a second).",
     ) in messages_of(response)
     key.refresh_from_db()
     assert key.revoked_at is not None

@@ -461,7 +461,7 @@ def _count(api, params, rows):
     return len(ctx.captured_queries)
 
 
-def test_daily_log_list_query_count_does_not_grow_with_the_page(api, project, vendor):
+def test_daily_log_list_query_count_does_not_grow_with_the_page(api, project, vendor, cold_keys):
     def add_log(day):
         new_log(api, project, f"2026-11-{day:02d}", manpower=crew_rows(vendor))
 

@@ -62,3 +62,27 @@ def test_a_revocation_written_behind_the_process_is_seen_within_a_second(api):
     written = time.monotonic()
     until(lambda: api.get("/v1/owners").status_code == 401, timeout=5, what="the key refused")
     assert time.monotonic() - written <= authentication.KEY_CACHE_SECONDS + 0.5
+
+
+def test_a_deleted_key_is_refused_by_the_next_request(api):
+    assert api.get("/v1/owners").status_code == 200
+    ApiKey.objects.filter(pk=api.key.pk).delete()  # post_delete, not only post_save
+    assert error_of(api.get("/v1/owners"))["code"] == "api_key_invalid"
+
+
+def test_a_key_read_while_a_change_is_uncommitted_is_not_kept_after_the_commit(
+    api, django_capture_on_commit_callbacks
+):
+    """A request of another thread may read the old row between a change and its commit:
+    the cache is emptied again when the change commits (and a read overlapping that is not
+    kept)."""
+    assert api.get("/v1/owners").status_code == 200
+    with django_capture_on_commit_callbacks() as callbacks:
+        api.key.role = "viewer"
+        api.key.save()
+        # What another thread would keep: the key as read before the commit.
+        authentication._keys_read[api.key.secret_hash] = (time.monotonic() + 60, api.key)
+    assert len(callbacks) >= 1
+    for callback in callbacks:
+        callback()  # the commit
+    assert api.key.secret_hash not in authentication._keys_read

@@ -13,7 +13,7 @@ from jobcost.models import Project
 from jobcost.resources import RESOURCES
 from jobcost.selectors import prepared
 from tests.conftest import Api
-from tests.factories import make_key
+from tests.factories import AccountFactory, ProjectFactory, make_invoice, make_job, make_key
 from tests.shared import rows_for_the_module
 
 
@@ -105,16 +105,52 @@ def test_every_list_answers_as_the_orm_reads_it(apis, monkeypatch):
     assert taken.count(True) >= compared * 0.9  # the prepared reading answered almost all
 
 
-def test_a_kept_shape_reads_other_values(apis):
+def _orm_only(api, path, params, monkeypatch):
+    with monkeypatch.context() as orm_only:
+        orm_only.setattr(viewsets, "selector_page", lambda *a, **k: None)
+        return api.get(path, params)
+
+
+def test_a_kept_shape_reads_other_values(apis, monkeypatch):
     admin, _ = apis
     projects = list(Project.objects.values_list("pk", flat=True))
     prepared._cache.clear()
-    bodies = {}
+    seen = 0
     for pk in [*projects, *projects]:
         response = admin.get("/v1/invoices", {"project": pk, "limit": "5"})
         assert response.status_code == 200
-        assert {row["project"] for row in response.json()["data"]} <= {pk}
-        bodies.setdefault(pk, response.content)
-        assert response.content == bodies[pk]
+        rows = response.json()["data"]
+        assert {row["project"] for row in rows} <= {pk}
+        seen += len(rows)
+        orm = _orm_only(admin, "/v1/invoices", {"project": pk, "limit": "5"}, monkeypatch)
+        assert response.content == orm.content
+    assert seen > 0
     shapes = [key for key in prepared._cache if isinstance(key, tuple) and key[0] == "list_page"]
     assert len(shapes) == 1
+    assert prepared._cache[shapes[0]] is not prepared._UNPREPARABLE
+
+
+def test_keys_of_two_accounts_and_two_restrictions_share_a_shape_and_see_only_their_rows(
+    monkeypatch, db
+):
+    """One kept shape (a key restricted to one project, listing invoices) serves keys of two
+    accounts, each restricted to a project of its own: each sees its project's rows only."""
+    jobs = [make_job(AccountFactory()) for _ in range(2)]
+    keys = []
+    for job in jobs:
+        make_invoice(job.commitment, amount=100, number=f"N-{job.project.pk}")
+        other = ProjectFactory(account=job.project.account)
+        _, secret = make_key(job.project.account, "viewer", [job.project])
+        keys.append((Api(secret), job.project.pk, other.pk))
+    prepared._cache.clear()
+    for api, mine, _other in keys * 2:
+        response = api.get("/v1/invoices", {"limit": "5"})
+        rows = response.json()["data"]
+        assert rows and {row["project"] for row in rows} == {mine}
+        orm = _orm_only(api, "/v1/invoices", {"limit": "5"}, monkeypatch)
+        assert response.content == orm.content
+    for api, _mine, other in keys:
+        assert api.get("/v1/invoices", {"project": other}).json()["data"] == []
+    shapes = [key for key in prepared._cache if isinstance(key, tuple) and key[0] == "list_page"]
+    assert len(shapes) == 2  # unfiltered and filtered by project, each shared by both keys
+    assert all(prepared._cache[shape] is not prepared._UNPREPARABLE for shape in shapes)

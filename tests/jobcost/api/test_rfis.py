@@ -592,7 +592,7 @@ def _count(api, path, params, rows):
     return len(ctx.captured_queries)
 
 
-def test_rfi_list_query_count_does_not_grow_with_the_page(api, job):
+def test_rfi_list_query_count_does_not_grow_with_the_page(api, job, cold_keys):
     def add_rfi_with_orders():
         rfi = new_rfi(api, job.project)
         for title in ("A", "B"):

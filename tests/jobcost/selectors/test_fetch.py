@@ -141,6 +141,32 @@ def test_a_value_the_sql_transforms_is_never_prepared(db):
     assert fetch.first(("test", "icontains"), build, name="no such name") is None
 
 
+def test_a_value_escaped_on_its_way_is_never_prepared(db):
+    """As SQLite's `iexact` escapes `%`, `_` and `\\` (PostgreSQL's does not): kept, the SQL
+    would take later values unescaped."""
+
+    def build(name):
+        return Project.objects.filter(name=connection.ops.prep_for_like_query(name))
+
+    assert prepared.instances(("test", "escaped"), build, name="50%_off") is None
+
+
+def test_datetime_values_are_prepared_and_a_converted_one_is_not(db):
+    project = ProjectFactory()
+    moment = Project.objects.values_list("created_at", flat=True).get(pk=project.pk)
+
+    def build(when):
+        return Project.objects.filter(created_at=when)
+
+    assert [p.pk for p in prepared.instances(("test", "at"), build, when=moment)[0]] == [project.pk]
+    assert prepared.instances(("test", "at"), build, when=moment.replace(year=2000))[0] == []
+
+    def on_the_day(when):
+        return Project.objects.filter(created_at__date=when)  # the value becomes a date
+
+    assert prepared.instances(("test", "day"), on_the_day, when=moment) is None
+
+
 def test_a_model_with_init_receivers_is_read_by_django(project):
     def receiver(sender, instance, **kwargs):
         instance.seen = True
