@@ -41,6 +41,7 @@ class Receiver:
     max_in_flight: int = 0
     on_request: Callable[[int], None] | None = None
     host: str = "127.0.0.1"  # "::1": an IPv6 literal's receiver
+    headers: dict[str, str] = field(default_factory=dict)  # more headers on every answer
 
     def __post_init__(self):
         receiver = self
@@ -68,6 +69,8 @@ class Receiver:
                     self.send_response(status)
                     if receiver.location:
                         self.send_header("Location", receiver.location)
+                    for name, value in receiver.headers.items():
+                        self.send_header(name, value)
                     self.send_header("Content-Length", "2")
                     self.end_headers()
                     self.wfile.write(b"ok")

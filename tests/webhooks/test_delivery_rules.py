@@ -228,3 +228,15 @@ def test_an_ipv6_literal_url_is_sent_with_its_host_in_brackets():
         assert received.headers["webhook-id"] == delivery.pk
     finally:
         receiver.close()
+
+
+def test_any_2xx_succeeds_whatever_its_body_claims_to_be():
+    """The answer's body is never read for anything: a 2xx whose body is not what its
+    Content-Encoding says is still a success (an HTTP client that decodes bodies failed it)."""
+    receiver = Receiver(headers={"Content-Encoding": "gzip"})
+    try:
+        delivery = owe_delivery(make_endpoint(AccountFactory(), url=receiver.url))
+        assert attempt(delivery.pk) == "succeeded"
+        assert delivery.attempt_log.get().response_status == 200
+    finally:
+        receiver.close()
