@@ -39,9 +39,12 @@ class Receiver:
     location: str | None = None
     in_flight: int = 0
     max_in_flight: int = 0
+    cut_off: int = 0  # answers the client stopped reading before their end
     on_request: Callable[[int], None] | None = None
     host: str = "127.0.0.1"  # "::1": an IPv6 literal's receiver
     headers: dict[str, str] = field(default_factory=dict)  # more headers on every answer
+    body: bytes = b"ok"  # the answer's body
+    drip: float = 0.0  # seconds between the body's 1 KiB pieces (0: all at once)
 
     def __post_init__(self):
         receiver = self
@@ -71,11 +74,17 @@ class Receiver:
                         self.send_header("Location", receiver.location)
                     for name, value in receiver.headers.items():
                         self.send_header(name, value)
-                    self.send_header("Content-Length", "2")
+                    self.send_header("Content-Length", str(len(receiver.body)))
                     self.end_headers()
-                    self.wfile.write(b"ok")
+                    if not receiver.drip:
+                        self.wfile.write(receiver.body)
+                    for start in range(0, len(receiver.body) if receiver.drip else 0, 1024):
+                        self.wfile.write(receiver.body[start : start + 1024])
+                        self.wfile.flush()
+                        time.sleep(receiver.drip)  # a slow body, on purpose
                 except OSError:  # the client gave up (timeout tests)
-                    pass
+                    with receiver._lock:
+                        receiver.cut_off += 1
 
             def log_message(self, *args):
                 pass

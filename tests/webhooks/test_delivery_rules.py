@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from audit.models import AuditEntry
 from tests.factories import AccountFactory
+from tests.waiting import until
 from tests.webhooks.receiver import Receiver
 from tests.webhooks.support import make_due, make_endpoint, owe_delivery
 from webhooks import delivery as delivery_module
@@ -240,3 +241,26 @@ def test_any_2xx_succeeds_whatever_its_body_claims_to_be():
         assert delivery.attempt_log.get().response_status == 200
     finally:
         receiver.close()
+
+
+def test_a_large_answer_is_not_read_to_its_end(endpoint, receiver):
+    """What a receiver answers is never used: 8 MiB of it are not read (the connection is
+    dropped instead), and the 2xx counts."""
+    receiver.body = b"x" * (8 * 1024 * 1024)
+    delivery = owe_delivery(endpoint)
+    assert attempt(delivery.pk) == "succeeded"
+    assert delivery.attempt_log.get().response_status == 200
+    until(lambda: receiver.cut_off == 1, timeout=10, what="the receiver's write cut off")
+
+
+def test_an_answer_that_drips_is_left_when_the_attempts_time_is_up(endpoint, receiver, monkeypatch):
+    """A 2xx whose body arrives slower than the timeout ends the attempt on time, a success:
+    a receiver cannot hold a worker by dribbling its answer."""
+    monkeypatch.setattr(delivery_module, "TIMEOUT_SECONDS", 0.3)
+    receiver.body = b"x" * (40 * 1024)
+    receiver.drip = 0.05  # 40 pieces: 2 s in all
+    delivery = owe_delivery(endpoint)
+    assert attempt(delivery.pk) == "succeeded"
+    logged = delivery.attempt_log.get()
+    assert logged.response_status == 200
+    assert logged.duration_ms < 2 * 300 + 200  # within about twice the timeout, not 2 s
