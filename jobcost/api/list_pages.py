@@ -27,7 +27,13 @@ from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
 from jobcost.selectors import fetch, prepared
 
-_PREPARABLE = (str, datetime.datetime)
+
+def _preparable(value) -> bool:
+    """A string, or an aware datetime: the ORM would make a naive one aware (with a warning)
+    on its way to the SQL, which a kept statement would not do."""
+    if isinstance(value, datetime.datetime):
+        return value.tzinfo is not None
+    return isinstance(value, str)
 
 
 def selector_page(
@@ -46,7 +52,7 @@ def selector_page(
     not prepared (the caller then reads the queryset itself)."""
     values: dict[str, prepared.Value] = {}
     for index, (_name, _filter, value) in enumerate(filters):
-        if not isinstance(value, _PREPARABLE):
+        if not _preparable(value):
             return None
         values[f"f{index}"] = value
     if after_values is not None:
@@ -58,7 +64,7 @@ def selector_page(
             ]
         except ValidationError:
             return None  # the ORM's own reading raises what it raises
-        if not all(isinstance(v, _PREPARABLE) for v in parsed):
+        if not all(_preparable(v) for v in parsed):
             return None
         values.update({f"a{index}": value for index, value in enumerate(parsed)})
     selector = serializer_class.selector

@@ -13,14 +13,13 @@ values (never read the database or branch on them). A build in which a placehold
 anywhere but as a whole SQL parameter (in the SQL's text, inside another parameter, in a
 prefetch), a datetime value converted on its way, or a queryset `Plan` cannot build, is
 never kept: for those keys `instances` returns None and the caller reads the queryset
-itself. Values are
-strings, aware datetimes (their placeholder is an instant of the year 1, which no query of
-ours holds; it must reach the SQL as a whole parameter, unconverted, which PostgreSQL's
-backend does and SQLite's does not), collections of strings (order does not matter: they fill
-an `IN`), or None, which is passed to `build` as it is (so `key` must say which values are
-None). At most `MAX_SHAPES` shapes are kept; past it, a new shape is compiled at every call.
-tests/jobcost/selectors/test_fetch.py and tests/jobcost/api/test_prepared_lists.py compare the
-SQL and rows with the ORM's.
+itself. Values are strings, aware datetimes (their placeholder is an instant of the year 1,
+which no query of ours holds; it must reach the SQL as a whole parameter, unconverted, which
+PostgreSQL's backend does and SQLite's does not), collections of strings (order does not
+matter: they fill an `IN`), or None, which is passed to `build` as it is (so `key` must say
+which values are None). At most `MAX_SHAPES` shapes are kept; past it, a new shape is
+compiled at every call. tests/jobcost/selectors/test_fetch.py and
+tests/jobcost/api/test_prepared_lists.py compare the SQL and rows with the ORM's.
 """
 
 from __future__ import annotations

@@ -5,12 +5,17 @@ a key restricted to one project, and a shape run again with other values."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from jobcost.api import viewsets
+from jobcost.api.list_pages import selector_page
 from jobcost.demo.loader import demo_job_load
+from jobcost.filters import InvoiceFilter
 from jobcost.models import Project
 from jobcost.resources import RESOURCES
+from jobcost.scope import Scope
 from jobcost.selectors import prepared
 from tests.conftest import Api
 from tests.factories import AccountFactory, ProjectFactory, make_invoice, make_job, make_key
@@ -154,3 +159,25 @@ def test_keys_of_two_accounts_and_two_restrictions_share_a_shape_and_see_only_th
     shapes = [key for key in prepared._cache if isinstance(key, tuple) and key[0] == "list_page"]
     assert len(shapes) == 2  # unfiltered and filtered by project, each shared by both keys
     assert all(prepared._cache[shape] is not prepared._UNPREPARABLE for shape in shapes)
+
+
+def test_a_naive_timestamp_is_read_by_the_orm_not_a_kept_shape(shared_demo, db):
+    """The ORM makes a naive datetime aware on its way to the SQL, which a kept statement
+    would not do: such a value is never prepared."""
+    project = Project.objects.get(number="2026-014")
+    serializer_class = RESOURCES["invoice"].serializer_class
+    filterset_class = InvoiceFilter
+    gte = filterset_class.base_filters["created[gte]"]
+    scope = Scope(project.account_id)
+    page = {"limit": 3, "keys": ("created_at", "id"), "ascending": False, "after_values": None}
+    aware = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    naive = aware.replace(tzinfo=None)
+    assert selector_page(
+        serializer_class, filterset_class, [("created[gte]", gte, aware)], scope, **page
+    )
+    assert (
+        selector_page(
+            serializer_class, filterset_class, [("created[gte]", gte, naive)], scope, **page
+        )
+        is None
+    )
