@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from jobcost.management.rss import PROC, descendants
+from jobcost.management.rss import descendants, stat_fields
 
 
 def free_port() -> int:
@@ -92,12 +92,8 @@ def worker_cpu_seconds(master_pid: int) -> dict[int, float]:
     tick = os.sysconf("SC_CLK_TCK")
     used = {}
     for pid in descendants(master_pid):
-        try:
-            stat = (PROC / str(pid) / "stat").read_text()
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) "
-        used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        if (fields := stat_fields(pid)) is not None:
+            used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return used
 
 

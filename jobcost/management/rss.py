@@ -31,19 +31,23 @@ def rss_kib(pid: int) -> int | None:
     return None
 
 
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of `/proc/<pid>/stat` after "pid (comm) " (so `[0]` is the state, `[1]` the
+    parent, `[11]` and `[12]` the user and system CPU ticks), or None when the process is
+    gone. `comm` may hold spaces and parentheses: the split is after the last one."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    return stat[stat.rfind(")") + 2 :].split()
+
+
 def parents() -> dict[int, int]:
     """Every live process's parent: `{pid: ppid}` from `/proc/<pid>/stat`."""
     found = {}
     for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-        # "pid (comm) state ppid …": comm may hold spaces and parentheses; split after the last.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        found[int(entry.name)] = int(fields[1])
+        if entry.name.isdigit() and (fields := stat_fields(entry.name)) is not None:
+            found[int(entry.name)] = int(fields[1])
     return found
 
 
