@@ -18,7 +18,8 @@ from tests.factories import AccountFactory
 from tests.webhooks.receiver import Receiver
 from tests.webhooks.support import make_endpoint, owe_delivery
 from webhooks import delivery as delivery_module
-from webhooks.drain import _claim_batch, drain, endpoint_slot
+from webhooks import drain as drain_module
+from webhooks.drain import BATCH, _claim_batch, drain, endpoint_slot
 from webhooks.lanes import FAST, SLOW
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 from webhooks.tasks import sweep_due_deliveries
@@ -248,3 +249,37 @@ def test_a_url_changed_during_a_drain_is_checked_again_before_the_next_post(rece
     [[(succeeded, error)]] = attempts.values()
     assert not succeeded
     assert error.startswith("url_refused: Webhook URLs must use https://")
+
+
+def test_a_full_first_batch_asks_once_for_another_slot_and_a_short_one_does_not(endpoint, receiver):
+    """`on_backlog` (the task queues one more drain) is called once when the first claim comes
+    back full — README "Running workers": a backlog gets both slots working — and not when
+    everything due fits in one batch."""
+    calls = []
+    _owe(endpoint, BATCH[FAST] - 1)
+    result = drain(endpoint.pk, FAST, on_backlog=lambda: calls.append(1))
+    assert (result.sent, calls) == (BATCH[FAST] - 1, [])
+    _owe(endpoint, 2 * BATCH[FAST] + 1)
+    result = drain(endpoint.pk, FAST, on_backlog=lambda: calls.append(1))
+    assert (result.sent, result.more, calls) == (2 * BATCH[FAST] + 1, False, [1])
+    assert len({r.headers["webhook-id"] for r in receiver.requests}) == 3 * BATCH[FAST]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_re_read_follows_django_to_a_new_database_connection(endpoint, receiver, monkeypatch):
+    """The endpoint is re-read on the drain's own cursor of Django's connection; when Django's
+    connection is replaced mid-drain (closed, then opened again by the next statement), the
+    re-read opens its cursor on the new one instead of failing on the old."""
+    owed = _owe(endpoint, 3)
+    send = drain_module.post_claimed
+
+    def send_then_close(*args, **kwargs):
+        outcome = send(*args, **kwargs)
+        connection.close()
+        return outcome
+
+    monkeypatch.setattr(drain_module, "post_claimed", send_then_close)
+    result = drain(endpoint.pk, FAST)
+    assert result.sent == 3
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [d.pk for d in owed]
