@@ -69,9 +69,12 @@ from webhooks.models import (
     WebhookEndpoint,
 )
 
-# Rows claimed at once: a fast endpoint's batch is sent in well under a second; a slow one's
-# rows are claimed one by one so that its other slot can take the next.
-BATCH = {FAST: 20, SLOW: 1}
+# Rows claimed at once: a fast endpoint's batch of quick answers is sent in a few tens of
+# milliseconds (50 rather than 20 took the claim's and the record's share of a delivery's CPU
+# from about 75 to 47 µs, one drain in process; the lease check below still stops a batch
+# whose answers slow down); a slow one's rows are claimed one by one so that its other slot
+# can take the next.
+BATCH = {FAST: 50, SLOW: 1}
 # A drain hands its thread back (queueing its successor) after this many seconds.
 BUDGET_SECONDS = 20.0
 # A send starts only while the lease still covers a full attempt and this margin.
