@@ -77,7 +77,12 @@ from webhooks.models import (
 BATCH = {FAST: 50, SLOW: 1}
 # A drain hands its thread back (queueing its successor) after this many seconds.
 BUDGET_SECONDS = 20.0
-# A send starts only while the lease still covers a full attempt and this margin.
+# The longest one attempt takes: `webhooks.transport.post` bounds each of its phases by the
+# timeout, so an attempt ends within about twice it (README "Delivery, retries and disabling").
+ATTEMPT_SECONDS = 2 * TIMEOUT_SECONDS
+# A send starts only while the lease (counted from before the claim) still covers a full
+# attempt and this margin: a row is never sent, nor left sent but unrecorded, past its lease,
+# when another drain could claim it.
 LEASE_MARGIN_SECONDS = 5.0
 
 
@@ -162,10 +167,11 @@ def _recheck(endpoint: WebhookEndpoint, cursor=None) -> WebhookEndpoint | None:
     and its checks read, refreshed on `endpoint` in place. One plain SELECT by primary key —
     the ORM's query building cost a worker more than the round trip (about 1 ms against 0.2 ms
     on the development machine), and this runs before every POST. `cursor` is the drain's own
-    psycopg cursor (`_Sender.cursor`) on Django's connection: the same connection, adapters and
+    psycopg cursor (`_Sender.reread`) on Django's connection: the same connection, adapters and
     prepared statements as Django's cursor, without the wrapper Django builds around a new
-    cursor for each statement, which cost a delivery about a fifth of the re-read's CPU (errors
-    still arrive as Django's `DatabaseError`s). SQLite (`make run`) reads it through the ORM."""
+    cursor for each statement, about a third of the re-read's CPU (errors still arrive as
+    Django's `DatabaseError`s). Statements on it are not seen by Django's query log or
+    `execute_wrapper`s. SQLite (`make run`) reads it through the ORM."""
     if connection.vendor != "postgresql":
         return WebhookEndpoint.objects.filter(pk=endpoint.pk).first()
     if cursor is None:
@@ -319,7 +325,8 @@ class _Sender:
         connection.ensure_connection()
         raw = connection.connection
         if self._cursor is None or self._cursor.connection is not raw or self._cursor.closed:
-            self._cursor = raw.cursor()
+            with connection.wrap_database_errors:
+                self._cursor = raw.cursor()
         return _recheck(endpoint, self._cursor)
 
     def close(self) -> None:
@@ -354,13 +361,14 @@ def _send_batches(
             return DrainResult(sent, more=False, lane=lane)
         if lane_for(endpoint) != lane:
             return DrainResult(sent, more=True, lane=lane_for(endpoint))
+        claimed_at = time.monotonic()  # no later than the lease's start
         batch, lease_until = _claim_batch(endpoint_id, BATCH[lane])
         if not batch:
             return DrainResult(sent, more=False, lane=lane)
         if on_backlog is not None and len(batch) == BATCH[lane]:
             on_backlog()  # a full batch: more may be due, so put the other slots to work
             on_backlog = None
-        stop, made = _send_batch(endpoint, lane, batch, lease_until, deadline, sender)
+        stop, made = _send_batch(endpoint, lane, batch, (lease_until, claimed_at), deadline, sender)
         sent += made
         if stop is not None:
             return DrainResult(sent, more=stop.more, lane=stop.lane)
@@ -372,17 +380,18 @@ def _send_batch(
     endpoint: WebhookEndpoint,
     lane: str,
     batch: list[WebhookDelivery],
-    lease_until: datetime,
+    lease: tuple[datetime, float],
     deadline: float,
     sender: _Sender,
 ) -> tuple[DrainResult | None, int]:
     """Send one claimed batch, re-reading the endpoint right before each POST; returns (a
-    result when the drain must stop, the POSTs made). Quick successes are recorded together
+    result when the drain must stop, the POSTs made). `lease` is the claim's `lease_until`
+    and the monotonic clock read before the claim. Quick successes are recorded together
     (`record_outcomes`) when the batch ends or stops, or before the next POST once any
     outcome that moves the endpoint on (a failure, a slow answer) is among them: nothing is
     sent to an endpoint whose row has not seen every earlier attempt's effect."""
     endpoint_id = endpoint.pk
-    claimed_at = time.monotonic()
+    lease_until, claimed_at = lease
     unrecorded: list[Outcome] = []
     sent = 0
 
@@ -406,7 +415,7 @@ def _send_batch(
             if (
                 lane_for(endpoint) != lane
                 or now >= deadline
-                or lease_left < TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS
+                or lease_left < ATTEMPT_SECONDS + LEASE_MARGIN_SECONDS
             ):
                 flush()
                 _release(rest, lease_until, cancel=False)

@@ -283,3 +283,45 @@ def test_the_re_read_follows_django_to_a_new_database_connection(endpoint, recei
     result = drain(endpoint.pk, FAST)
     assert result.sent == 3
     assert [r.headers["webhook-id"] for r in receiver.requests] == [d.pk for d in owed]
+
+
+class _Clock:
+    """The drain's monotonic clock, moved on by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+
+def test_a_batch_stops_while_its_lease_still_covers_a_whole_attempt(
+    endpoint, receiver, monkeypatch
+):
+    """Quick successes wait for the batch's end to be recorded, so a batch must stop sending
+    while its lease (60 s) still covers the longest attempt (about twice the 10 s timeout) and
+    the margin: answers of 1.9 s each (quick, so the endpoint stays in the fast lane) let 19
+    POSTs start (the 19th with 60 - 18 × 1.9 = 25.8 s of lease left, the 20th would have 23.9 s),
+    and the rest are given back uncounted."""
+    clock = _Clock()
+    monkeypatch.setattr(drain_module, "time", clock)
+    send = drain_module.post_claimed
+
+    def slow_by_the_clock(*args, **kwargs):
+        outcome = send(*args, **kwargs)
+        clock.now += 1.9
+        return outcome
+
+    monkeypatch.setattr(drain_module, "post_claimed", slow_by_the_clock)
+    owed = _owe(endpoint, BATCH[FAST])
+    assert drain_module.ATTEMPT_SECONDS + drain_module.LEASE_MARGIN_SECONDS == 25.0
+    result = drain(endpoint.pk, FAST, budget=10_000)
+    assert (result.sent, result.more, result.lane) == (19, True, FAST)
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [d.pk for d in owed[:19]]
+    rows = dict(WebhookDelivery.objects.filter(endpoint=endpoint).values_list("pk", "status"))
+    assert [rows[d.pk] for d in owed] == ["succeeded"] * 19 + ["pending"] * (BATCH[FAST] - 19)
+    assert set(
+        WebhookDelivery.objects.filter(endpoint=endpoint, status="pending").values_list(
+            "attempts", flat=True
+        )
+    ) == {0}
