@@ -1049,3 +1049,29 @@ def test_rfi_daily_log_and_agent_action_responses_match_the_schema(make_api, acc
     refused = agent.post(f"{action_path}/approve", {})
     check(refused, "/v1/agents/actions/{id}/approve", "post", 403)
     assert error_of(refused)["code"] == "agent_cannot_approve"
+
+
+def test_a_string_that_must_not_be_blank_is_as_python_trims_it(schema, api, account):
+    """A request string DRF trims and refuses blank carries a pattern that a value matches
+    exactly when Python's `str.strip()` leaves something of it — every code point checked —
+    and the API answers as the schema says: U+001F alone (whitespace to Python, not to the
+    schema dialect's `\\s`) is 400 and schema-invalid; U+FEFF alone (the reverse) is stored
+    and schema-valid."""
+    trade = schema["components"]["schemas"]["ManpowerInputRequest"]["properties"]["trade"]
+    pattern = re.compile(trade["pattern"])
+    assert [
+        code
+        for code in range(0x110000)
+        if (pattern.search(chr(code)) is None) != chr(code).isspace()
+    ] == []
+    project = ProjectFactory(account=account)
+    for day, value, status in (("2026-11-02", "\x1f", 400), ("2026-11-03", "\ufeff", 201)):
+        row = {"trade": value, "headcount": 1, "hours": 8}
+        body = {"project": project.pk, "date": day, "manpower": [row]}
+        response = api.post("/v1/daily-logs", body)
+        assert response.status_code == status, response.content
+        assert (pattern.search(value) is not None) == (status == 201)
+        if status == 400:
+            assert error_of(response)["param"] == "manpower[0].trade"
+        else:
+            assert response.json()["manpower"][0]["trade"] == "\ufeff"
