@@ -69,7 +69,7 @@ from webhooks.models import (
     WebhookEndpoint,
 )
 
-# Rows claimed at once: a fast endpoint's batch of quick answers is sent in a few tens of
+# Rows claimed at once: a fast endpoint's batch of instant answers is sent in a few tens of
 # milliseconds (50 rather than 20 took the claim's and the record's share of a delivery's CPU
 # from about 75 to 47 µs, one drain in process; the lease check below still stops a batch
 # whose answers slow down); a slow one's rows are claimed one by one so that its other slot
@@ -162,7 +162,7 @@ def _recheck_sql() -> str:
     return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} = %s"  # noqa: S608
 
 
-def _recheck(endpoint: WebhookEndpoint, cursor=None) -> WebhookEndpoint | None:
+def _recheck(endpoint: WebhookEndpoint, cursor) -> WebhookEndpoint | None:
     """The endpoint as the database has it now (None when its row is gone): the columns a send
     and its checks read, refreshed on `endpoint` in place. One plain SELECT by primary key —
     the ORM's query building cost a worker more than the round trip (about 1 ms against 0.2 ms
@@ -171,17 +171,12 @@ def _recheck(endpoint: WebhookEndpoint, cursor=None) -> WebhookEndpoint | None:
     prepared statements as Django's cursor, without the wrapper Django builds around a new
     cursor for each statement, about a third of the re-read's CPU (errors still arrive as
     Django's `DatabaseError`s). Statements on it are not seen by Django's query log or
-    `execute_wrapper`s. SQLite (`make run`) reads it through the ORM."""
-    if connection.vendor != "postgresql":
-        return WebhookEndpoint.objects.filter(pk=endpoint.pk).first()
+    `execute_wrapper`s. On SQLite (`make run`) `cursor` is None and the ORM reads the row."""
     if cursor is None:
-        with connection.cursor() as django_cursor:
-            django_cursor.execute(_recheck_sql(), [endpoint.pk])
-            row = django_cursor.fetchone()
-    else:
-        with connection.wrap_database_errors:
-            cursor.execute(_recheck_sql(), [endpoint.pk])
-            row = cursor.fetchone()
+        return WebhookEndpoint.objects.filter(pk=endpoint.pk).first()
+    with connection.wrap_database_errors:
+        cursor.execute(_recheck_sql(), [endpoint.pk])
+        row = cursor.fetchone()
     if row is None:
         return None
     for name, value in zip(_RECHECKED, row, strict=True):
@@ -318,10 +313,10 @@ class _Sender:
         self._cursor = None
 
     def reread(self, endpoint: WebhookEndpoint) -> WebhookEndpoint | None:
-        """`_recheck(endpoint)` on this drain's cursor, opened again if Django's connection
+        """`_recheck` on this drain's cursor, opened again if Django's connection
         was replaced since (a closed one is reopened, as Django's own cursor would)."""
         if connection.vendor != "postgresql":
-            return _recheck(endpoint)
+            return _recheck(endpoint, None)
         connection.ensure_connection()
         raw = connection.connection
         if self._cursor is None or self._cursor.connection is not raw or self._cursor.closed:
