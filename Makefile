@@ -28,7 +28,7 @@ install: $(VENV)/.installed var
 
 # Local state of development runs; the settings create nothing when read (docs/architecture.md).
 var:
-	@mkdir -p var/broker/out var/broker/processed
+	@mkdir -p var/broker/out var/broker/processed var/broker/control
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput

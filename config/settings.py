@@ -258,12 +258,15 @@ if REDIS_URL:
     # Total seconds spent (re)connecting before a publish gives up.
     CELERY_BROKER_CONNECTION_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
 else:
-    _broker_dir = VAR_DIR / "broker"  # its `out` and `processed` folders: `make install`
+    _broker_dir = VAR_DIR / "broker"  # its folders: `make install`
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's option names. The control folder holds each exchange's bindings; left unset it
+    # was `control/` in whatever folder the process started in (the project's root).
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
-        "data_folder_processed": str(_broker_dir / "processed"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
     }
 # One publish: the first try and one retry on a fresh connection, no wait between them, so
 # it gives up within 2 × REDIS_TIMEOUT_SECONDS; the outbox sweep sends what it could not queue.

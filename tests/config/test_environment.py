@@ -104,3 +104,22 @@ def test_reading_the_settings_creates_no_folder(tmp_path):
     keyed = manage(tmp_path, {"JOBCOST_ENV": "development", "DJANGO_SECRET_KEY": GOOD_KEY}, "check")
     assert keyed.returncode == 0, keyed.stderr
     assert not (tmp_path / "var").exists()
+
+
+def test_the_embedded_broker_keeps_its_exchange_bindings_under_var(tmp_path):
+    """Without REDIS_URL (`make run`) Celery's filesystem broker writes each exchange's
+    bindings to a control folder: var/broker/control, not `control/` in the folder the process
+    started in (the project's root, where it used to appear)."""
+    for folder in ("out", "processed", "control"):
+        (tmp_path / "var" / "broker" / folder).mkdir(parents=True)
+    declare = (
+        "from config.celery import app\n"
+        "with app.connection_for_write() as conn:\n"
+        "    app.amqp.queues['webhooks'](conn.default_channel).declare()\n"
+    )
+    env = {"JOBCOST_ENV": "development", "DJANGO_SECRET_KEY": GOOD_KEY}
+    declared = manage(tmp_path, env, "shell", "-c", declare)
+    assert declared.returncode == 0, declared.stderr
+    control = tmp_path / "var" / "broker" / "control"
+    assert [path.name for path in control.iterdir()] == ["webhooks.exchange"]
+    assert "webhooks" in (control / "webhooks.exchange").read_text()
