@@ -77,8 +77,8 @@ from webhooks.models import (
 BATCH = {FAST: 50, SLOW: 1}
 # A drain hands its thread back (queueing its successor) after this many seconds.
 BUDGET_SECONDS = 20.0
-# The longest one attempt takes: `webhooks.transport.post` bounds each of its phases by the
-# timeout, so an attempt ends within about twice it (README "Delivery, retries and disabling").
+# The longest one attempt takes: `webhooks.transport.post` ends it within twice the timeout of
+# its start (README "Delivery, retries and disabling"; the address lookup aside).
 ATTEMPT_SECONDS = 2 * TIMEOUT_SECONDS
 # A send starts only while the lease (counted from before the claim) still covers a full
 # attempt and this margin: a row is never sent, nor left sent but unrecorded, past its lease,

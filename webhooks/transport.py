@@ -19,6 +19,7 @@ them.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import ssl
 import time
@@ -28,6 +29,51 @@ import httpx
 from django.conf import settings
 
 from webhooks.urlguard import resolved_addresses
+
+# The monotonic instant by which the attempt under way in this thread must end (`post`), or
+# None: every connect, TLS handshake, read and write of a `GuardedBackend` stream waits at
+# most until then, whatever its own timeout. httpcore bounds each of them by the timeout
+# alone, so a receiver that sent its answer a byte at a time could hold an attempt, and its
+# worker thread, for as long as it liked.
+_ATTEMPT_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "webhook_attempt_deadline", default=None
+)
+
+
+def _until_deadline(timeout: float | None, expired: type[Exception]) -> float | None:
+    """`timeout` cut to the time left before the attempt's deadline; raises `expired` (an
+    httpcore timeout) when none is left."""
+    deadline = _ATTEMPT_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise expired("The attempt's time is up.")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection's stream whose every wait ends by the attempt's deadline
+    (`_ATTEMPT_DEADLINE`); kept-alive connections serve later attempts, each with its own."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _until_deadline(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _until_deadline(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
+        left = _until_deadline(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, left))
+
+    def get_extra_info(self, info: str):
+        return self._stream.get_extra_info(info)
 
 
 class GuardedBackend(httpcore.NetworkBackend):
@@ -44,6 +90,7 @@ class GuardedBackend(httpcore.NetworkBackend):
         self, host, port, timeout=None, local_address=None, socket_options=None
     ) -> httpcore.NetworkStream:
         addresses = resolved_addresses(host, port)
+        timeout = _until_deadline(timeout, httpcore.ConnectTimeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         failure: Exception | None = None
         for address in addresses:
@@ -51,8 +98,10 @@ class GuardedBackend(httpcore.NetworkBackend):
             if left is not None and left <= 0:
                 break
             try:
-                return self._backend.connect_tcp(
-                    str(address), port, left, local_address, socket_options
+                return _DeadlineStream(
+                    self._backend.connect_tcp(
+                        str(address), port, left, local_address, socket_options
+                    )
                 )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
@@ -128,17 +177,20 @@ def post(
     body is read only while it stays under `BODY_READ_MAX` and arrives within `timeout` of
     the start, and is dropped: a receiver cannot hold a worker or fill its memory with what it
     sends back (the status counts however the body ends). `timeout` seconds also bound each
-    phase (pool, connect, write, each read), so an attempt ends within about twice
-    `timeout`. Raises `urlguard.UrlRefused` when the guard refuses the host's addresses and
-    `SendFailed` when no response came.
+    phase (pool, connect, TLS, each write and read), and the whole attempt ends within twice
+    `timeout` of its start, however its answer trickles in (`_ATTEMPT_DEADLINE`; the lookup
+    of the host's addresses aside). Raises `urlguard.UrlRefused` when the guard refuses the
+    host's addresses and `SendFailed` when no response came.
 
     httpcore is what httpx sends with; called directly it skips the client's request and
     response models, cookie jar and redirect loop, none of which a webhook uses: a POST to a
     loopback receiver costs about 220 µs of CPU here against 390 µs through `httpx.Client`
     (README "Webhook delivery")."""
     limits = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    deadline = started + timeout
     address, host = target(url)
+    token = _ATTEMPT_DEADLINE.set(started + 2 * timeout)
     try:
         with pool.stream(
             "POST",
@@ -152,6 +204,8 @@ def post(
             return response.status
     except _FAILURES as exc:
         raise SendFailed(f"{exc.__class__.__name__}: {exc}") from exc
+    finally:
+        _ATTEMPT_DEADLINE.reset(token)
 
 
 def _drop_body(response: httpcore.Response, deadline: float) -> None:

@@ -45,6 +45,7 @@ class Receiver:
     headers: dict[str, str] = field(default_factory=dict)  # more headers on every answer
     body: bytes = b"ok"  # the answer's body
     drip: float = 0.0  # seconds between the body's 1 KiB pieces (0: all at once)
+    head_drip: float = 0.0  # seconds between the bytes of the answer's head (0: all at once)
 
     def __post_init__(self):
         receiver = self
@@ -69,6 +70,14 @@ class Receiver:
                 with receiver._lock:
                     receiver.in_flight -= 1
                 try:
+                    if receiver.head_drip:  # status line and headers a byte at a time
+                        head = f"HTTP/1.1 {status} OK\r\nContent-Length: {len(receiver.body)}"
+                        for byte in (head + "\r\n\r\n").encode():
+                            self.wfile.write(bytes([byte]))
+                            time.sleep(receiver.head_drip)  # a trickling answer, on purpose
+                        self.wfile.write(receiver.body)
+                        self.close_connection = True
+                        return
                     self.send_response(status)
                     if receiver.location:
                         self.send_header("Location", receiver.location)

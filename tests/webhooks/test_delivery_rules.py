@@ -264,3 +264,17 @@ def test_an_answer_that_drips_is_left_when_the_attempts_time_is_up(endpoint, rec
     logged = delivery.attempt_log.get()
     assert logged.response_status == 200
     assert logged.duration_ms < 2 * 300 + 200  # within about twice the timeout, not 2 s
+
+
+def test_an_answer_whose_head_trickles_in_ends_the_attempt_on_time(endpoint, receiver, monkeypatch):
+    """A receiver that sends its status line and headers a byte at a time, each byte well
+    within the timeout, still cannot hold the attempt (and its worker thread) past twice the
+    timeout: it is a failed attempt, a timeout, not a success 2 s later."""
+    monkeypatch.setattr(delivery_module, "TIMEOUT_SECONDS", 0.3)
+    receiver.head_drip = 0.05  # about 40 bytes: 2 s in all
+    delivery = owe_delivery(endpoint)
+    assert attempt(delivery.pk) == "pending"  # failed, a retry scheduled
+    logged = delivery.attempt_log.get()
+    assert logged.response_status is None
+    assert logged.error.startswith("ReadTimeout"), logged.error
+    assert logged.duration_ms < 2 * 300 + 200, logged.duration_ms
