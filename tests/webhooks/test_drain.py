@@ -300,9 +300,10 @@ def test_a_batch_stops_while_its_lease_still_covers_a_whole_attempt(
 ):
     """Quick successes wait for the batch's end to be recorded, so a batch must stop sending
     while its lease (60 s) still covers the longest attempt (about twice the 10 s timeout) and
-    the margin: answers of 1.9 s each (quick, so the endpoint stays in the fast lane) let 19
-    POSTs start (the 19th with 60 - 18 × 1.9 = 25.8 s of lease left, the 20th would have 23.9 s),
-    and the rest are given back uncounted."""
+    the margin, counted from before the claim: a claim that takes 3.8 s and answers of 1.9 s
+    each (quick, so the endpoint stays in the fast lane) let 17 POSTs start (the 17th with
+    60 - 3.8 - 16 × 1.9 = 25.8 s of lease left, the 18th would have 23.9 s), and the rest are
+    given back uncounted."""
     clock = _Clock()
     monkeypatch.setattr(drain_module, "time", clock)
     send = drain_module.post_claimed
@@ -313,13 +314,21 @@ def test_a_batch_stops_while_its_lease_still_covers_a_whole_attempt(
         return outcome
 
     monkeypatch.setattr(drain_module, "post_claimed", slow_by_the_clock)
+    claim = drain_module._claim_batch
+
+    def claim_taking_a_while(*args, **kwargs):
+        claimed = claim(*args, **kwargs)
+        clock.now += 3.8
+        return claimed
+
+    monkeypatch.setattr(drain_module, "_claim_batch", claim_taking_a_while)
     owed = _owe(endpoint, BATCH[FAST])
     assert drain_module.ATTEMPT_SECONDS + drain_module.LEASE_MARGIN_SECONDS == 25.0
     result = drain(endpoint.pk, FAST, budget=10_000)
-    assert (result.sent, result.more, result.lane) == (19, True, FAST)
-    assert [r.headers["webhook-id"] for r in receiver.requests] == [d.pk for d in owed[:19]]
+    assert (result.sent, result.more, result.lane) == (17, True, FAST)
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [d.pk for d in owed[:17]]
     rows = dict(WebhookDelivery.objects.filter(endpoint=endpoint).values_list("pk", "status"))
-    assert [rows[d.pk] for d in owed] == ["succeeded"] * 19 + ["pending"] * (BATCH[FAST] - 19)
+    assert [rows[d.pk] for d in owed] == ["succeeded"] * 17 + ["pending"] * (BATCH[FAST] - 17)
     assert set(
         WebhookDelivery.objects.filter(endpoint=endpoint, status="pending").values_list(
             "attempts", flat=True
