@@ -294,34 +294,30 @@ class _Clock:
     def monotonic(self):
         return self.now
 
+    def taking(self, seconds: float, function):
+        """`function`, after which this clock has moved on by `seconds`."""
+
+        def timed(*args, **kwargs):
+            result = function(*args, **kwargs)
+            self.now += seconds
+            return result
+
+        return timed
+
 
 def test_a_batch_stops_while_its_lease_still_covers_a_whole_attempt(
     endpoint, receiver, monkeypatch
 ):
     """Quick successes wait for the batch's end to be recorded, so a batch must stop sending
-    while its lease (60 s) still covers the longest attempt (about twice the 10 s timeout) and
+    while its lease (60 s) still covers the longest attempt (twice the 10 s timeout) and
     the margin, counted from before the claim: a claim that takes 3.8 s and answers of 1.9 s
     each (quick, so the endpoint stays in the fast lane) let 17 POSTs start (the 17th with
     60 - 3.8 - 16 × 1.9 = 25.8 s of lease left, the 18th would have 23.9 s), and the rest are
     given back uncounted."""
     clock = _Clock()
     monkeypatch.setattr(drain_module, "time", clock)
-    send = drain_module.post_claimed
-
-    def slow_by_the_clock(*args, **kwargs):
-        outcome = send(*args, **kwargs)
-        clock.now += 1.9
-        return outcome
-
-    monkeypatch.setattr(drain_module, "post_claimed", slow_by_the_clock)
-    claim = drain_module._claim_batch
-
-    def claim_taking_a_while(*args, **kwargs):
-        claimed = claim(*args, **kwargs)
-        clock.now += 3.8
-        return claimed
-
-    monkeypatch.setattr(drain_module, "_claim_batch", claim_taking_a_while)
+    monkeypatch.setattr(drain_module, "post_claimed", clock.taking(1.9, drain_module.post_claimed))
+    monkeypatch.setattr(drain_module, "_claim_batch", clock.taking(3.8, drain_module._claim_batch))
     owed = _owe(endpoint, BATCH[FAST])
     assert drain_module.ATTEMPT_SECONDS + drain_module.LEASE_MARGIN_SECONDS == 25.0
     result = drain(endpoint.pk, FAST, budget=10_000)
