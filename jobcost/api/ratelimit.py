@@ -94,6 +94,47 @@ def _redis():
     return client, client.register_script(_LUA)
 
 
+# Each thread's own connection of `_redis()`'s pool, with the client it came from.
+_thread = threading.local()
+
+
+def _evalsha(key: str, rate: int, burst: int):
+    """The bucket script's reply for `key`, sent on this thread's own connection of the
+    bounded client's pool: the same connection class, timeouts and reply parser as
+    `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
+    command dispatch, which were half of the limiter's CPU (README "Reads under gunicorn").
+
+    A kept connection that Redis has closed since its last reply (a restart, `CLIENT KILL`)
+    is replaced and the command sent once more, as the pool's checkout would have; a timeout
+    is never repeated, so a hung Redis still costs one `REDIS_TIMEOUT_SECONDS`. A Redis that
+    lost the script gets it again through the client's `Script`. Raises `redis.RedisError` or
+    `OSError` as the client would; the connection is then dropped and the next call opens a
+    new one."""
+    client, script = _redis()
+    held = getattr(_thread, "held", None)
+    if held is None or held[0] is not client:
+        held = _thread.held = (client, client.connection_pool.make_connection())
+    connection = held[1]
+    args = ("EVALSHA", script.sha, 1, key, rate, burst)
+    try:
+        return _command(connection, args)
+    except redis.exceptions.NoScriptError:
+        return script(keys=[key], args=[rate, burst])
+    except redis.ConnectionError:
+        return _command(connection, args)  # _command dropped it: a new connection
+
+
+def _command(connection, args: tuple):
+    try:
+        connection.send_command(*args, check_health=False)
+        return connection.read_response()
+    except redis.exceptions.ResponseError:
+        raise  # a whole reply was read: the connection is fine
+    except BaseException:
+        connection.disconnect()
+        raise
+
+
 _redis_down_until = 0.0
 
 
@@ -130,8 +171,7 @@ def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> D
         if time.monotonic() < _redis_down_until:
             return Decision(True, burst, rate, float(burst), counted=False)
         try:
-            _client, script = _redis()
-            allowed, tokens = script(keys=[f"jobcost:ratelimit:{bucket}"], args=[rate, burst])
+            allowed, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst)
             return Decision(bool(allowed), burst, rate, float(tokens))
         except (redis.RedisError, OSError) as exc:
             _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS

@@ -181,3 +181,28 @@ def test_with_two_trusted_proxies_the_client_is_second_from_the_right(db, settin
     assert _anonymous(inner, f"{_fresh_address()}, {client}, {outer}").status_code == 429
     # another client, claiming the first one's address to the left of its own
     assert _anonymous(inner, f"{client}, {other}, {outer}").status_code == 401
+
+
+def test_the_bucket_survives_a_redis_that_forgot_its_script(tight_account, make_api):
+    """After `SCRIPT FLUSH` (as after a Redis restart) the next request loads the script again
+    and is counted: the bucket goes on from where it was."""
+    api = make_api(tight_account)
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
+    client, _script = ratelimit._redis()
+    client.script_flush()
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "0"
+    _assert_limited(api.get("/v1/owners"))
+
+
+def test_the_bucket_survives_redis_dropping_the_connection(tight_account, make_api):
+    """Redis closing the limiter's kept connection (`CLIENT KILL`, a restart) between two
+    requests costs nothing: the next request is counted on a new connection."""
+    api = make_api(tight_account)
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
+    client, _script = ratelimit._redis()
+    host, port = ratelimit._thread.held[1]._sock.getsockname()[:2]
+    assert client.client_kill(f"{host}:{port}")
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
+    assert ratelimit._thread.held[1]._sock.getsockname()[1] != port
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "0"
