@@ -192,6 +192,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["jobcost.api.parsers.StrictJSONParser"],
     "DEFAULT_METADATA_CLASS": "jobcost.api.metadata.AllowOnlyMetadata",
     "DEFAULT_RENDERER_CLASSES": ["jobcost.api.renderers.JobcostJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "jobcost.api.negotiation.RememberedContentNegotiation",
     "DEFAULT_PAGINATION_CLASS": "jobcost.api.pagination.CursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "jobcost.api.schema.JobcostAutoSchema",
