@@ -84,11 +84,13 @@ MIDDLEWARE = [
     "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, CSRF, user and message middleware, passed over by API requests
+    # (jobcost/admin/middleware.py).
+    "jobcost.admin.middleware.BackOfficeSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "jobcost.admin.middleware.BackOfficeCsrfViewMiddleware",
+    "jobcost.admin.middleware.BackOfficeAuthenticationMiddleware",
+    "jobcost.admin.middleware.BackOfficeMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.middleware.AdminActorMiddleware",
 ]

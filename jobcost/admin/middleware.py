@@ -1,0 +1,55 @@
+"""The back office's request middleware — sessions, CSRF, the signed-in user and messages —
+run for every path but the API's (docs/architecture.md, "Middleware" in "The rules that
+follow").
+
+An API request (`/v1/…`) is authenticated by its key and never reads a session, a cookie, a
+CSRF token or a message (every API view is CSRF-exempt), yet Django's four middleware loaded
+the session store, wrapped the user and the messages lazily and checked each on the way out:
+a twentieth of a retrieve's CPU (README "Reads under gunicorn"). Each class here is Django's,
+unchanged on any other path, and still a subclass of it, so the admin's own checks (that
+these are installed) hold."""
+
+from __future__ import annotations
+
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.middleware.csrf import CsrfViewMiddleware
+
+API_PREFIX = "/v1/"
+
+
+def _is_api(request) -> bool:
+    return request.path_info.startswith(API_PREFIX)
+
+
+class _NotOnTheApi:
+    """Passes an API request straight on; any other goes through the middleware this is
+    mixed into (placed before it in the bases)."""
+
+    def __call__(self, request):
+        if _is_api(request):
+            return self.get_response(request)
+        return super().__call__(request)
+
+
+class BackOfficeSessionMiddleware(_NotOnTheApi, SessionMiddleware):
+    """`SessionMiddleware` outside the API."""
+
+
+class BackOfficeCsrfViewMiddleware(_NotOnTheApi, CsrfViewMiddleware):
+    """`CsrfViewMiddleware` outside the API (its views are all exempt)."""
+
+    def process_view(self, request, callback, callback_args, callback_kwargs):
+        if _is_api(request):
+            return None
+        return super().process_view(request, callback, callback_args, callback_kwargs)
+
+
+class BackOfficeAuthenticationMiddleware(_NotOnTheApi, AuthenticationMiddleware):
+    """`AuthenticationMiddleware` outside the API: there the key is the caller
+    (`request.auth`), and `request.user` is DRF's."""
+
+
+class BackOfficeMessageMiddleware(_NotOnTheApi, MessageMiddleware):
+    """`MessageMiddleware` outside the API."""
