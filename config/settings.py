@@ -84,11 +84,11 @@ MIDDLEWARE = [
     "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Django's session, CSRF, user and message middleware, passed over by API requests
+    # Django's session, user and message middleware, passed over by API requests
     # (jobcost/admin/middleware.py).
     "jobcost.admin.middleware.BackOfficeSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "jobcost.admin.middleware.BackOfficeCsrfViewMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
     "jobcost.admin.middleware.BackOfficeAuthenticationMiddleware",
     "jobcost.admin.middleware.BackOfficeMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

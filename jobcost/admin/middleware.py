@@ -1,20 +1,19 @@
-"""The back office's request middleware — sessions, CSRF, the signed-in user and messages —
-run for every path but the API's (docs/architecture.md, "Middleware" in "The rules that
+"""The back office's request middleware — sessions, the signed-in user and messages — run
+for every path but the API's (docs/architecture.md, "Middleware" in "The rules that
 follow").
 
-An API request (`/v1/…`) is authenticated by its key and never reads a session, a cookie, a
-CSRF token or a message (every API view is CSRF-exempt), yet Django's four middleware loaded
-the session store, wrapped the user and the messages lazily and checked each on the way out:
-a twentieth of a retrieve's CPU (README "Reads under gunicorn"). Each class here is Django's,
-unchanged on any other path, and still a subclass of it, so the admin's own checks (that
-these are installed) hold."""
+An API request (`/v1/…`) is authenticated by its key and never reads a session, a cookie or a
+message, yet Django's middleware loaded the session store, wrapped the user and the messages
+lazily and checked each on the way out (README "Reads under gunicorn"). Each class here is
+Django's, unchanged on any other path, and still a subclass of it, so the admin's own checks
+(that these are installed) hold. CSRF stays Django's own class: `check --deploy` looks for
+it by name, and every API view is exempt from it anyway."""
 
 from __future__ import annotations
 
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.middleware.csrf import CsrfViewMiddleware
 
 API_PREFIX = "/v1/"
 
@@ -35,15 +34,6 @@ class _NotOnTheApi:
 
 class BackOfficeSessionMiddleware(_NotOnTheApi, SessionMiddleware):
     """`SessionMiddleware` outside the API."""
-
-
-class BackOfficeCsrfViewMiddleware(_NotOnTheApi, CsrfViewMiddleware):
-    """`CsrfViewMiddleware` outside the API (its views are all exempt)."""
-
-    def process_view(self, request, callback, callback_args, callback_kwargs):
-        if _is_api(request):
-            return None
-        return super().process_view(request, callback, callback_args, callback_kwargs)
 
 
 class BackOfficeAuthenticationMiddleware(_NotOnTheApi, AuthenticationMiddleware):

@@ -1,4 +1,4 @@
-"""Django's session, CSRF, user and message middleware run for the back office and pass over
+"""Django's session, user and message middleware run for the back office and pass over
 the API (`jobcost.admin.middleware`, docs/architecture.md "Middleware")."""
 
 from __future__ import annotations
