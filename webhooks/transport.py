@@ -28,7 +28,7 @@ import httpcore
 import httpx
 from django.conf import settings
 
-from webhooks.urlguard import resolved_addresses
+from webhooks.urlguard import LookupTimedOut, resolved_addresses
 
 # The monotonic instant by which the attempt under way in this thread must end (`post`), or
 # None: every connect, TLS handshake, read and write of a `GuardedBackend` stream waits at
@@ -78,10 +78,11 @@ class _DeadlineStream(httpcore.NetworkStream):
 
 class GuardedBackend(httpcore.NetworkBackend):
     """A network backend that resolves once, checks every answer, then connects to a checked
-    address (in the resolver's order, the next one if a connection fails, all within the
-    connect timeout). Raises `urlguard.UrlRefused` (not resolving, or an address that is not
-    allowed), or httpcore's ConnectError / ConnectTimeout with a message that names no
-    address. Unix sockets are refused."""
+    address (in the resolver's order, the next one if a connection fails; the lookup and the
+    connections all within the connect timeout and the attempt's deadline). Raises
+    `urlguard.UrlRefused` (not resolving, or an address that is not allowed), or httpcore's
+    ConnectError / ConnectTimeout with a message that names no address. Unix sockets are
+    refused."""
 
     def __init__(self) -> None:
         self._backend = httpcore.SyncBackend()
@@ -89,9 +90,12 @@ class GuardedBackend(httpcore.NetworkBackend):
     def connect_tcp(
         self, host, port, timeout=None, local_address=None, socket_options=None
     ) -> httpcore.NetworkStream:
-        addresses = resolved_addresses(host, port)
         timeout = _until_deadline(timeout, httpcore.ConnectTimeout)
         deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            addresses = resolved_addresses(host, port, timeout=timeout)
+        except LookupTimedOut:
+            raise httpcore.ConnectTimeout("Timed out looking up the host.") from None
         failure: Exception | None = None
         for address in addresses:
             left = None if deadline is None else deadline - time.monotonic()
@@ -177,9 +181,9 @@ def post(
     body is read only while it stays under `BODY_READ_MAX` and arrives within `timeout` of
     the start, and is dropped: a receiver cannot hold a worker or fill its memory with what it
     sends back (the status counts however the body ends). `timeout` seconds also bound each
-    phase (pool, connect, TLS, each write and read), and the whole attempt ends within twice
-    `timeout` of its start, however its answer trickles in (`_ATTEMPT_DEADLINE`; the lookup
-    of the host's addresses aside). Raises `urlguard.UrlRefused` when the guard refuses the
+    phase (pool, connect with the lookup of the host's addresses, TLS, each write and read),
+    and the whole attempt ends within twice `timeout` of its start, however its answer
+    trickles in (`_ATTEMPT_DEADLINE`). Raises `urlguard.UrlRefused` when the guard refuses the
     host's addresses and `SendFailed` when no response came.
 
     httpcore is what httpx sends with; called directly it skips the client's request and

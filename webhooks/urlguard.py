@@ -11,7 +11,9 @@ IDNA or too long. `check_url` adds the scheme and address rules; the API turns `
 into 400 `url_invalid` (docs/errors.md).
 
 Names are resolved by one function, `resolve` (the resolver named by the WEBHOOKS_RESOLVER
-setting), and the webhook transport (`webhooks.transport`) connects only to the addresses
+setting), waited for at most a bound (`LOOKUP_TIMEOUT_SECONDS` when an endpoint is saved, the
+attempt's connect time when a webhook is sent: `getaddrinfo` has no timeout of its own), and
+the webhook transport (`webhooks.transport`) connects only to the addresses
 `resolved_addresses` checked, so DNS cannot answer one address to the check and another to
 the connection. Refusals never name a resolved address.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -34,10 +37,16 @@ from webhooks.addresses import is_public
 MAX_URL_LENGTH = 2000
 MAX_HOST_LENGTH = 253  # DNS: 253 characters, labels of 1 to 63 (RFC 1035)
 MAX_LABEL_LENGTH = 63
+# The longest an endpoint's create or update waits for its host's addresses (seconds).
+LOOKUP_TIMEOUT_SECONDS = 5.0
 
 
 class UrlRefused(ValueError):
     """The URL may not receive webhooks; the message says why (never a resolved address)."""
+
+
+class LookupTimedOut(Exception):
+    """The host's addresses did not come within the time allowed (`resolve`)."""
 
 
 @dataclass(frozen=True)
@@ -118,20 +127,48 @@ def system_resolver(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(info[4][0] for info in infos))
 
 
-def resolve(host: str, port: int) -> list[str]:
+def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:
     """Resolve with the resolver the WEBHOOKS_RESOLVER setting names (a dotted path to a
     function `(host, port) -> list of address strings`, raising OSError when the name does
-    not resolve). The one seam through which webhook hosts are looked up."""
-    return import_string(settings.WEBHOOKS_RESOLVER)(host, port)
+    not resolve). The one seam through which webhook hosts are looked up.
+
+    With `timeout` (seconds), the lookup runs in a thread of its own and is waited for at most
+    that long, then `LookupTimedOut` is raised; the thread is left to end when the resolver
+    gives up (a lookup cannot be interrupted), holding nothing of the caller's."""
+    resolver = import_string(settings.WEBHOOKS_RESOLVER)
+    if timeout is None:
+        return resolver(host, port)
+    done = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def look_up() -> None:
+        try:
+            outcome["addresses"] = resolver(host, port)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=look_up, name="webhook-lookup", daemon=True).start()
+    if not done.wait(max(0.0, timeout)):
+        raise LookupTimedOut(f"The host '{host}' did not resolve within {timeout:g} s.")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["addresses"]
 
 
-def resolved_addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    """Resolve `host` once and return its addresses, all checked: loopback ones only for a
-    loopback host with WEBHOOKS_ALLOW_INSECURE_LOCALHOST on, otherwise only public ones.
-    Raises UrlRefused (not resolving, or any address refused: one bad answer refuses all)."""
+def resolved_addresses(
+    host: str, port: int, *, timeout: float | None = None
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """Resolve `host` once, waiting at most `timeout` seconds (`resolve`), and return its
+    addresses, all checked: loopback ones only for a loopback host with
+    WEBHOOKS_ALLOW_INSECURE_LOCALHOST on, otherwise only public ones. Raises UrlRefused (not
+    resolving, or any address refused: one bad answer refuses all) or `LookupTimedOut`."""
     loopback_ok = settings.WEBHOOKS_ALLOW_INSECURE_LOCALHOST and is_loopback_host(host)
     try:
-        answers = [ipaddress.ip_address(a.split("%")[0]) for a in resolve(host, port)]
+        answers = [
+            ipaddress.ip_address(a.split("%")[0]) for a in resolve(host, port, timeout=timeout)
+        ]
     except (OSError, UnicodeError, ValueError) as exc:
         raise UrlRefused(f"The host '{host}' does not resolve.") from exc
     if not answers:
@@ -148,7 +185,7 @@ def resolved_addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipa
 def check_url(url: str, *, resolve: bool = True) -> Target:
     """Raise UrlRefused unless `url` may receive webhooks; returns it parsed. With
     `resolve=False` only the URL itself is checked (the transport checks the addresses when
-    it connects)."""
+    it connects); a host whose addresses take over `LOOKUP_TIMEOUT_SECONDS` is refused."""
     target = parse_url(url)
     loopback = is_loopback_host(target.host)
     insecure_ok = settings.WEBHOOKS_ALLOW_INSECURE_LOCALHOST
@@ -157,5 +194,8 @@ def check_url(url: str, *, resolve: bool = True) -> Target:
             "Webhook URLs must use https:// (http:// only to loopback in development)."
         )
     if resolve:
-        resolved_addresses(target.host, target.port)
+        try:
+            resolved_addresses(target.host, target.port, timeout=LOOKUP_TIMEOUT_SECONDS)
+        except LookupTimedOut as exc:
+            raise UrlRefused(str(exc)) from exc
     return target

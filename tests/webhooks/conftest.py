@@ -181,3 +181,4 @@ def dns(settings):
     settings.WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.scripted"
     resolvers.SCRIPT = resolvers.Script()
     yield resolvers.SCRIPT
+    resolvers.SCRIPT.release()  # a stalled lookup's thread ends with the test

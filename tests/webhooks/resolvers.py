@@ -7,12 +7,14 @@ Neither ever asks a DNS server.
   `localhost` and `*.localhost` as loopback (RFC 6761), and the public names below; any other
   name does not resolve.
 - `scripted` (the `dns` fixture): each host answers from a list of answers, one per lookup,
-  the last repeating; every lookup is recorded; names not scripted do not resolve.
+  the last repeating; every lookup is recorded; names not scripted do not resolve; a stalled
+  host's lookup waits until the script is released (a DNS server that never answers).
 """
 
 from __future__ import annotations
 
 import socket
+import threading
 from dataclasses import dataclass, field
 
 # Addresses the guard must take for public. The documentation ranges (192.0.2.0/24,
@@ -56,22 +58,40 @@ def offline(host: str, port: int) -> list[str]:
     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
 
+# The longest a stalled lookup waits for its release, so that no lookup thread outlives a
+# test by more than this whatever happens to the test.
+STALL_CAP_SECONDS = 30
+
+
 @dataclass
 class Script:
     answers: dict[str, list[list[str]]] = field(default_factory=dict)
     lookups: list[str] = field(default_factory=list)
+    stalled: set[str] = field(default_factory=set)
+    released: threading.Event = field(default_factory=threading.Event)
 
     def answer(self, host: str, *answers: list[str]) -> None:
         """`host` answers `answers[0]` to the first lookup, `answers[1]` to the second, …"""
         self.answers[host] = list(answers)
+
+    def stall(self, host: str) -> None:
+        """Lookups of `host` wait until `release()`, then do not resolve."""
+        self.stalled.add(host)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 SCRIPT = Script()
 
 
 def scripted(host: str, port: int) -> list[str]:
-    SCRIPT.lookups.append(host)
-    queue = SCRIPT.answers.get(host)
+    script = SCRIPT
+    script.lookups.append(host)
+    if host in script.stalled:
+        script.released.wait(STALL_CAP_SECONDS)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+    queue = script.answers.get(host)
     if not queue:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     return queue.pop(0) if len(queue) > 1 else queue[0]

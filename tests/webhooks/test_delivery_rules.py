@@ -13,6 +13,7 @@ from audit.models import AuditEntry
 from tests.factories import AccountFactory
 from tests.waiting import until
 from tests.webhooks.receiver import Receiver
+from tests.webhooks.resolvers import PUBLIC_V4
 from tests.webhooks.support import make_due, make_endpoint, owe_delivery
 from webhooks import delivery as delivery_module
 from webhooks.delivery import attempt
@@ -278,3 +279,22 @@ def test_an_answer_whose_head_trickles_in_ends_the_attempt_on_time(endpoint, rec
     assert logged.response_status is None
     assert logged.error.startswith("ReadTimeout"), logged.error
     assert logged.duration_ms < 2 * 300 + 200, logged.duration_ms
+
+
+def test_a_lookup_that_never_answers_ends_the_attempt_on_time(dns, monkeypatch):
+    """The lookup of the host's addresses shares the connect phase's timeout: a DNS server
+    that stops answering after the endpoint was saved makes the attempt a connect timeout
+    within the attempt's bound, not a worker thread held as long as the resolver retries."""
+    monkeypatch.setattr(delivery_module, "TIMEOUT_SECONDS", 0.3)
+    dns.answer("hooks.example.com", [PUBLIC_V4])
+    endpoint = make_endpoint(
+        AccountFactory(), url="https://hooks.example.com/hooks", events=["project.created"]
+    )
+    dns.stall("hooks.example.com")
+    delivery = owe_delivery(endpoint)
+    assert attempt(delivery.pk) == "pending"  # failed, a retry scheduled
+    logged = delivery.attempt_log.get()
+    assert logged.response_status is None
+    assert logged.error == "ConnectTimeout: Timed out looking up the host.", logged.error
+    assert 300 <= logged.duration_ms < 2 * 300 + 200, logged.duration_ms
+    assert dns.lookups == ["hooks.example.com", "hooks.example.com"]

@@ -6,11 +6,14 @@ resolvers.py): no DNS query, and the public address is one nobody serves from.""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.conftest import error_of
 from tests.webhooks.resolvers import PUBLIC_V4, PUBLIC_V6, offline
 from tests.webhooks.support import PUBLIC_URL, make_endpoint, webhook_state
+from webhooks import urlguard
 from webhooks.models import WebhookEndpoint
 from webhooks.urlguard import MAX_URL_LENGTH, UrlRefused, check_url, system_resolver
 
@@ -289,3 +292,20 @@ def test_a_refusal_names_the_host_but_never_the_address_it_resolved_to(api, prod
     response = api.post("/v1/webhooks", {"url": "https://hooks.example.com/", "events": ["*"]})
     error = _refused(response, before)
     assert "10.20" not in error["message"] and PUBLIC_V4 not in error["message"]
+
+
+def test_a_host_whose_lookup_never_answers_is_refused_within_the_bound(
+    api, production, dns, monkeypatch
+):
+    """A DNS server that never answers holds an endpoint's create for the lookup bound, not
+    for as long as the system resolver keeps trying: then 400 `url_invalid`, nothing saved."""
+    monkeypatch.setattr(urlguard, "LOOKUP_TIMEOUT_SECONDS", 0.3)
+    dns.stall("hooks.example.com")
+    before = webhook_state()
+    started = time.monotonic()
+    response = api.post("/v1/webhooks", {"url": "https://hooks.example.com/", "events": ["*"]})
+    elapsed = time.monotonic() - started
+    error = _refused(response, before)
+    assert error["message"] == "The host 'hooks.example.com' did not resolve within 0.3 s."
+    assert 0.3 <= elapsed < 2.0, elapsed
+    assert dns.lookups == ["hooks.example.com"]
