@@ -315,7 +315,8 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
     rejected or approved change order is 409 `invalid_state_transition`; a project or
     commitment total carried past the money cap is 422 `amount_out_of_range`. Lock order, as
     invoices take it: the commitment (of a commitment change order), the change order, the
-    project, then its budget lines by cost code.
+    project, its budget lines by cost code, then the project's draft pay app (an owner change
+    order lands on it; the pay-app services too lock the project before their pay app).
 
     Emits: audit budget_line.updated, change_order.approved, commitment.updated,
     pay_app.lines_updated, project.updated; events budget.updated, change_order.approved,

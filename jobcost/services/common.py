@@ -246,13 +246,34 @@ def not_allowed(
     )
 
 
+def lock_project_first(model: type[M], pk: str) -> M:
+    """Lock a project child's open project (409 `project_closed`), then the child row
+    (tracked, as `lock` does): for the children that a write to their project locks after the
+    project (a change order's approval lands on the project's draft pay app), so that every
+    write takes the two in one order. The project's ID is read first, without a lock: a
+    child never moves to another project."""
+    project_id = model.objects.values_list("project_id", flat=True).get(pk=pk)
+    lock_open_project(project_id)
+    return lock(model, pk)
+
+
 def lock_in_state(
-    model: type[M], pk: str, *, allowed: tuple[str, ...], verb: str, message: str | None = None
+    model: type[M],
+    pk: str,
+    *,
+    allowed: tuple[str, ...],
+    verb: str,
+    message: str | None = None,
+    project_first: bool = False,
 ) -> M:
-    """Lock a project child row and its open project (409 `project_closed`), and check its
-    status is one of `allowed` (409 `invalid_state_transition`)."""
-    obj = lock(model, pk)
-    lock_open_project(obj.project_id)
+    """Lock a project child row and its open project (409 `project_closed`), the child first
+    unless `project_first` (`lock_project_first`), and check its status is one of `allowed`
+    (409 `invalid_state_transition`)."""
+    if project_first:
+        obj = lock_project_first(model, pk)
+    else:
+        obj = lock(model, pk)
+        lock_open_project(obj.project_id)
     if obj.status not in allowed:
         raise not_allowed(obj, verb, message)
     return obj
@@ -268,10 +289,13 @@ def transition(
     action: str,
     stamp: str | None = None,
     message: str | None = None,
+    project_first: bool = False,
 ) -> M:
-    """A plain state move: `lock_in_state`, set `status = to` and the `stamp` time field,
-    save with the audit `action`."""
-    obj = lock_in_state(model, pk, allowed=allowed, verb=verb, message=message)
+    """A plain state move: `lock_in_state` (with `project_first`), set `status = to` and the
+    `stamp` time field, save with the audit `action`."""
+    obj = lock_in_state(
+        model, pk, allowed=allowed, verb=verb, message=message, project_first=project_first
+    )
     obj.status = to
     if stamp:
         setattr(obj, stamp, timezone.now())

@@ -5,7 +5,8 @@ Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking i
 balance, so concurrent approvals are serialized and can never bill past `revised_amount`.
 Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
 then the budget lines, all of them in one `SELECT … FOR UPDATE` ordered by cost code
-(`budget_lines_adjust`).
+(`budget_lines_adjust`), then the project's pay app and its lines (a change order's approval
+lands on the draft; the pay-app services lock the project before their pay app).
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Lines are generated at creation: one per cost code with a scheduled value (order
 items "1", "2", …) and one per approved owner change order (item = the change order number),
 a change order's row first appearing on the pay app it lands on and staying on every later
 one. `previous` carries the work (not the stored materials) billed on earlier applications.
+
+Lock order: every pay-app write locks the project first, then the pay app, then its lines
+(`lock_project_first`), as a change order's approval does when it lands on the draft
+(jobcost/services/invoices.py has the whole order).
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from jobcost.selectors.lien_waivers import vendors_missing_waivers
 from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.services.common import (
     bulk_set,
-    lock,
+    lock_in_state,
     lock_open_project,
+    lock_project_first,
     not_allowed,
     save_audited,
     service,
@@ -211,8 +216,7 @@ def scheduled_value_breach(line: PayAppLine) -> str | None:
 
 
 def _lock_draft(pay_app_id: str) -> PayApp:
-    pay_app = lock(PayApp, pay_app_id)
-    lock_open_project(pay_app.project_id)
+    pay_app = lock_project_first(PayApp, pay_app_id)
     if pay_app.status != S.DRAFT:
         raise ValidationFailed(
             f"Pay app #{pay_app.number} is {pay_app.status}; its period is locked.",
@@ -315,10 +319,9 @@ def pay_app_submit(
 
     Emits: audit pay_app.submitted, pay_app.waiver_override; events pay_app.submitted.
     """
-    pay_app = lock(PayApp, pay_app_id)
-    lock_open_project(pay_app.project_id)
-    if pay_app.status != S.DRAFT:
-        raise not_allowed(pay_app, "submit")
+    pay_app = lock_in_state(
+        PayApp, pay_app_id, allowed=(S.DRAFT,), verb="submit", project_first=True
+    )
     missing = vendors_missing_waivers(pay_app)
     note = ""
     if missing:
@@ -358,10 +361,9 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
 
     Emits: audit pay_app.rejected; events pay_app.rejected.
     """
-    pay_app = lock(PayApp, pay_app_id)
-    lock_open_project(pay_app.project_id)
-    if pay_app.status != S.SUBMITTED:
-        raise not_allowed(pay_app, "reject")
+    pay_app = lock_in_state(
+        PayApp, pay_app_id, allowed=(S.SUBMITTED,), verb="reject", project_first=True
+    )
     if PayApp.objects.filter(project_id=pay_app.project_id, number__gt=pay_app.number).exists():
         raise not_allowed(
             pay_app,
@@ -389,6 +391,7 @@ def pay_app_approve(*, pay_app_id: str) -> PayApp:
         verb="approve",
         action="approved",
         stamp="approved_at",
+        project_first=True,
     )
 
 
@@ -406,6 +409,7 @@ def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
         verb="mark paid",
         action="paid",
         stamp="paid_at",
+        project_first=True,
     )
 
 

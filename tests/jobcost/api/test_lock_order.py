@@ -1,21 +1,25 @@
-"""Approvals take their row locks in one order (jobcost/services/invoices.py): the commitment,
-then the invoice or change order, then the project, then the budget lines. An invoice approval
-and a commitment change order's approval on the same commitment therefore queue on the
-commitment and can never hold each other's next lock (a deadlock)."""
+"""Writes take their row locks in one order (jobcost/services/invoices.py): the commitment,
+then the invoice or change order, then the project, then the budget lines, then the project's
+pay app. An invoice approval and a commitment change order's approval on the same commitment
+therefore queue on the commitment, and a pay-app write and an owner change order's approval
+(which lands on the draft pay app) on the project, and can never hold each other's next lock
+(a deadlock, which PostgreSQL ends by failing one of them)."""
 
 import threading
 
 import pytest
 from django.db import connection, connections
 
-from jobcost.models import ChangeOrder, Commitment, Project
+from jobcost.models import ChangeOrder, Commitment, PayApp, Project
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
     CommitmentFactory,
+    CostCodeFactory,
     ProjectFactory,
     make_change_order,
     make_key,
+    make_pay_app,
 )
 from tests.waiting import backend_pid, until_blocked_by
 
@@ -86,3 +90,63 @@ def test_a_commitment_change_order_approval_waits_on_the_commitment_before_anyth
     assert results["response"].status_code == 200, results["response"].content
     commitment.refresh_from_db()
     assert commitment.approved_changes == 50_000
+
+
+# Each pay-app write: (method, path under the pay app, body, the state it starts from, the
+# state it leaves).
+PAY_APP_WRITES = {
+    "update": ("patch", "", {"lines": [{"item": "1", "this_period": 100_000}]}, "draft", "draft"),
+    "submit": ("post", "/submit", {"allow_missing_waivers": True}, "draft", "submitted"),
+    "reject": ("post", "/reject", {"reason": "Wrong period"}, "submitted", "draft"),
+    "approve": ("post", "/approve", None, "submitted", "approved"),
+    "mark_paid": ("post", "/mark-paid", None, "approved", "paid"),
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("write", sorted(PAY_APP_WRITES))
+def test_a_pay_app_write_waits_on_its_project_before_locking_the_pay_app(write):
+    """Another transaction holds the project, as an owner change order's approval does before
+    it locks the draft pay app to land on it. A pay-app write must queue on the project
+    holding nothing of its pay app: while it waits, the pay app can still be locked by others
+    (with the pay app first, the two would deadlock)."""
+    method, suffix, body, state, after = PAY_APP_WRITES[write]
+    account = AccountFactory()
+    project = ProjectFactory(account=account, contract_amount=1_000_000)
+    CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
+    pay_app = make_pay_app(project, "2026-09-01", "2026-09-30", status=state)
+    _, secret = make_key(account, "admin")
+    holder = connections.create_connection("default")
+    probe = connections.create_connection("default")
+    results = {}
+
+    def send():
+        try:
+            api = Api(secret)
+            path = f"/v1/pay-apps/{pay_app.pk}{suffix}"
+            results["response"] = getattr(api, method)(path, body)
+        finally:
+            connection.close()
+
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            table = connection.ops.quote_name(Project._meta.db_table)
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [project.pk])
+        thread = threading.Thread(target=send)
+        thread.start()
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
+        probe.set_autocommit(False)
+
+        assert _lockable_now(probe, PayApp, pay_app.pk)
+
+        probe.rollback()
+        holder.rollback()  # the project is free: the write goes through
+        thread.join(timeout=60)
+    finally:
+        probe.close()
+        holder.close()
+    assert results["response"].status_code == 200, results["response"].content
+    pay_app.refresh_from_db()
+    assert pay_app.status == after
