@@ -154,18 +154,26 @@ def attempt(delivery_id: str, *, pool: httpcore.ConnectionPool | None = None) ->
 @dataclass(frozen=True)
 class Outcome:
     """One POST of a claimed delivery, made but not yet recorded: when it started, how long it
-    took (ms), the response status (None when no response came) and the error text."""
+    took (ms), the response status (None when no response came), the error text, and the
+    lease it was made under (the claimed row's `next_attempt_at`; None when not known)."""
 
     delivery_id: str
     started: datetime
     duration_ms: int
     status_code: int | None
     error: str
+    leased_until: datetime | None = None
 
     @property
     def succeeded(self) -> bool:
         """Any 2xx."""
         return self.status_code is not None and 200 <= self.status_code < 300
+
+    def lease_lost(self, delivery: WebhookDelivery) -> bool:
+        """Whether `delivery`, as locked now, has left the lease this POST was made under:
+        the lease ran out while the attempt was in flight and another worker has claimed the
+        delivery since (a claim moves `next_attempt_at` to its own lease's end)."""
+        return self.leased_until is not None and delivery.next_attempt_at != self.leased_until
 
     def changes_nothing_for(self, endpoint: WebhookEndpoint) -> bool:
         """True when recording this outcome can only mark its delivery `succeeded`: a quick
@@ -223,7 +231,7 @@ def post_claimed(
         # The guarded transport's messages name no address (webhooks/transport.py).
         error = str(exc)[:500]
     duration_ms = int((time.monotonic() - clock) * 1000)
-    return Outcome(delivery.pk, started, duration_ms, status_code, error)
+    return Outcome(delivery.pk, started, duration_ms, status_code, error, delivery.next_attempt_at)
 
 
 def send_claimed(
@@ -412,6 +420,11 @@ def _move_on(delivery: WebhookDelivery, endpoint: WebhookEndpoint, outcome: Outc
     if delivery.status != DeliveryStatus.PENDING:
         # Cancelled while this attempt was in flight (endpoint deleted or disabled): the
         # attempt is logged, the delivery stays as it is.
+        return delivery.status
+    if not outcome.succeeded and outcome.lease_lost(delivery):
+        # A late failure: the lease ran out during the attempt and another worker has the
+        # delivery now. The attempt is logged; the holder's own outcome moves the delivery
+        # and the endpoint's failure clock on (a late success still counts: it was delivered).
         return delivery.status
     now = timezone.now()
     if outcome.succeeded:

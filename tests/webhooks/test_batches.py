@@ -11,13 +11,14 @@ from collections import Counter
 
 import pytest
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from tests.factories import AccountFactory, ProjectFactory
 from tests.waiting import until
 from tests.webhooks.support import make_endpoint, owe_delivery
 from webhooks import services
-from webhooks.delivery import Outcome, record_outcomes
+from webhooks.delivery import LEASE, Outcome, attempt, record_outcomes
 from webhooks.drain import drain
 from webhooks.lanes import FAST
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -192,3 +193,39 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_resends_under_the_same_webh
     assert Counter(ids) == Counter({pk: 2 if pk in before_restart else 1 for pk in set(ids)})
     assert set(owed.values_list("attempts", flat=True)) == {2}
     assert {tuple(_log(pk)) for pk in set(ids)} == {((1, 200, True),)}
+
+
+def _claimed_by_another_worker(delivery_id: str, lease_until) -> None:
+    """What a second worker's claim does once the first one's lease has run out."""
+    WebhookDelivery.objects.filter(pk=delivery_id).update(
+        attempts=F("attempts") + 1, next_attempt_at=lease_until
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("answer", "status", "moved"), [(500, "pending", False), (200, "succeeded", True)]
+)
+def test_an_outcome_recorded_after_another_worker_claimed_the_delivery(
+    receiver, answer, status, moved
+):
+    """A worker whose attempt outlived its lease records it after another worker has claimed
+    the delivery: the attempt is logged; a failure leaves the delivery to the worker that
+    holds it now (its lease and its count stand, no retry time cuts it short, the endpoint's
+    failure clock does not start), a success still marks it succeeded."""
+    receiver.statuses = [answer]
+    endpoint = make_endpoint(AccountFactory(), url=receiver.url, events=["project.created"])
+    delivery = owe_delivery(endpoint)
+    other_lease = timezone.now() + 2 * LEASE
+    receiver.on_request = _during_post(
+        1, lambda: _claimed_by_another_worker(delivery.pk, other_lease)
+    )
+
+    assert attempt(delivery.pk) == status
+
+    row = WebhookDelivery.objects.get(pk=delivery.pk)
+    assert _log(delivery.pk) == [(1, answer, answer == 200)]
+    assert (row.status, row.attempts, row.last_response_status) == (status, 2, answer)
+    assert row.next_attempt_at == (None if moved else other_lease)
+    assert WebhookEndpoint.objects.get(pk=endpoint.pk).failing_since is None
