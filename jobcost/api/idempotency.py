@@ -35,11 +35,14 @@ from jobcost.selectors import fetch
 from jobcost.services.common import advisory_lock_id
 
 HEADER = "Idempotency-Key"
+# The header as WSGI names it: read from META, not `request.headers` (a dict of every header
+# built on first use).
+_META_KEY = "HTTP_IDEMPOTENCY_KEY"
 
 
 def read_key(request) -> str:
     """The request's key: 1–255 printable ASCII characters, else 400."""
-    key = request.headers.get(HEADER)
+    key = request.META.get(_META_KEY)
     if key is None or key == "":
         raise InvalidRequest(
             "An Idempotency-Key header is required on every POST and PATCH.",
