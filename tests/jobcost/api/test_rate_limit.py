@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
+import threading
 
 import pytest
 from django.conf import settings
@@ -196,13 +197,46 @@ def test_the_bucket_survives_a_redis_that_forgot_its_script(tight_account, make_
 
 
 def test_the_bucket_survives_redis_dropping_the_connection(tight_account, make_api):
-    """Redis closing the limiter's kept connection (`CLIENT KILL`, a restart) between two
-    requests costs nothing: the next request is counted on a new connection."""
+    """Redis closing the limiter's kept connection (`CLIENT KILL`) between two requests costs
+    nothing: the next request finds it closed before sending and counts on a new one."""
     api = make_api(tight_account)
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
     client, _script = ratelimit._redis()
-    host, port = ratelimit._thread.held[1]._sock.getsockname()[:2]
+    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
     assert client.client_kill(f"{host}:{port}")
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
-    assert ratelimit._thread.held[1]._sock.getsockname()[1] != port
+    assert ratelimit._thread.held[2]._sock.getsockname()[1] != port
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "0"
+
+
+def test_the_bucket_survives_a_restart_that_drops_both_connection_and_script(
+    tight_account, make_api
+):
+    """A Redis restart closes the connection and forgets the script at once: the next request
+    still counts."""
+    api = make_api(tight_account)
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
+    client, _script = ratelimit._redis()
+    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
+    client.script_flush()
+    assert client.client_kill(f"{host}:{port}")
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
+
+
+def test_every_thread_of_a_long_lived_process_is_counted():
+    """A server that starts a thread per request (runserver) gives each its own connection;
+    the limiter's connections are not the client pool's, so they never use it up (its
+    default bound is 100)."""
+    bucket = f"test:threads:{secrets.token_hex(4)}"
+    decisions = []
+
+    def one_request():
+        decisions.append(ratelimit.take(bucket, rate=1, burst=1000))
+
+    for _ in range(150):
+        thread = threading.Thread(target=one_request)
+        thread.start()
+        thread.join()
+    assert len(decisions) == 150
+    assert all(d.counted and d.allowed for d in decisions)
+    assert min(d.tokens for d in decisions) < 1000 - 149
