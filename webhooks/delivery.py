@@ -6,9 +6,11 @@ the same attempt; re-check the endpoint (deleted, disabled, or no longer subscri
 event's type → cancelled); POST the payload rendered at the endpoint's `api_version` with
 Standard Webhooks headers, 10 s timeout, no redirects; then record the attempt: 2xx succeeded;
 410 Gone disables the endpoint at once; otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h,
-10 h, 10 h (8 attempts) and then failed; an endpoint that has seen nothing but failures for 3
-days is disabled. Each attempt also notes whether the endpoint was slow (`slow_since`), which picks
-its lane (webhooks/lanes.py).
+10 h, 10 h (8 attempts) and then failed (a failure recorded after the delivery's lease ran
+out and another worker claimed it is only logged: README "Delivery, retries and
+disabling"); an endpoint that has seen nothing but failures for 3 days is disabled. Each
+attempt also notes whether the endpoint was slow (`slow_since`), which picks its lane
+(webhooks/lanes.py).
 
 `attempt` claims one delivery by ID (the `deliver` task, kept for messages queued before the
 per-endpoint drains); webhooks/drain.py claims a batch of one endpoint's due deliveries, makes
@@ -409,6 +411,16 @@ def _update_deliveries(ids: list[str], values: dict, now: datetime) -> None:
 def _move_on(delivery: WebhookDelivery, endpoint: WebhookEndpoint, outcome: Outcome) -> str:
     """The retry contract for one attempt: the delivery's new status and next attempt (saved
     by the caller), the endpoint's failure clock, lane and status (saved here)."""
+    if (
+        not outcome.succeeded
+        and delivery.status == DeliveryStatus.PENDING
+        and outcome.lease_lost(delivery)
+    ):
+        # A late failure: the lease ran out during the attempt and another worker has the
+        # delivery now. The attempt is logged and changes nothing else: the holder's own
+        # outcome moves the delivery, its last answer, the endpoint's lane, failure clock and
+        # status on (a late 410 included). A late success still counts: it was delivered.
+        return delivery.status
     if endpoint.status != EndpointStatus.ENABLED and delivery.status == DeliveryStatus.PENDING:
         # An earlier outcome of this batch disabled the endpoint, which cancelled its pending
         # deliveries in the database: this one among them.
@@ -420,11 +432,6 @@ def _move_on(delivery: WebhookDelivery, endpoint: WebhookEndpoint, outcome: Outc
     if delivery.status != DeliveryStatus.PENDING:
         # Cancelled while this attempt was in flight (endpoint deleted or disabled): the
         # attempt is logged, the delivery stays as it is.
-        return delivery.status
-    if not outcome.succeeded and outcome.lease_lost(delivery):
-        # A late failure: the lease ran out during the attempt and another worker has the
-        # delivery now. The attempt is logged; the holder's own outcome moves the delivery
-        # and the endpoint's failure clock on (a late success still counts: it was delivered).
         return delivery.status
     now = timezone.now()
     if outcome.succeeded:

@@ -39,6 +39,10 @@ MAX_HOST_LENGTH = 253  # DNS: 253 characters, labels of 1 to 63 (RFC 1035)
 MAX_LABEL_LENGTH = 63
 # The longest an endpoint's create or update waits for its host's addresses (seconds).
 LOOKUP_TIMEOUT_SECONDS = 5.0
+# Bounded lookups in flight at once in a process (each in a thread of its own, which a
+# resolver that never answers holds until it gives up); past this a lookup fails at once.
+MAX_LOOKUPS_IN_FLIGHT = 32
+_lookup_slots = threading.BoundedSemaphore(MAX_LOOKUPS_IN_FLIGHT)
 
 
 class UrlRefused(ValueError):
@@ -132,12 +136,19 @@ def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:
     function `(host, port) -> list of address strings`, raising OSError when the name does
     not resolve). The one seam through which webhook hosts are looked up.
 
-    With `timeout` (seconds), the lookup runs in a thread of its own and is waited for at most
-    that long, then `LookupTimedOut` is raised; the thread is left to end when the resolver
-    gives up (a lookup cannot be interrupted), holding nothing of the caller's."""
+    With `timeout` (seconds), a host name's lookup runs in a thread of its own and is waited
+    for at most that long, then `LookupTimedOut` is raised; the thread is left to end when the
+    resolver gives up (a lookup cannot be interrupted), holding nothing of the caller's. At
+    most `MAX_LOOKUPS_IN_FLIGHT` such threads live at once in a process: past that, while
+    abandoned lookups still hang, `LookupTimedOut` at once. A literal address needs no lookup
+    and no thread."""
     resolver = import_string(settings.WEBHOOKS_RESOLVER)
-    if timeout is None:
+    if timeout is None or _is_literal(host):
         return resolver(host, port)
+    if not _lookup_slots.acquire(blocking=False):
+        raise LookupTimedOut(
+            f"The host '{host}' could not be looked up now: too many lookups are waiting."
+        )
     done = threading.Event()
     outcome: dict[str, object] = {}
 
@@ -147,14 +158,27 @@ def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
         finally:
+            _lookup_slots.release()
             done.set()
 
-    threading.Thread(target=look_up, name="webhook-lookup", daemon=True).start()
+    try:
+        threading.Thread(target=look_up, name="webhook-lookup", daemon=True).start()
+    except BaseException:
+        _lookup_slots.release()
+        raise
     if not done.wait(max(0.0, timeout)):
         raise LookupTimedOut(f"The host '{host}' did not resolve within {timeout:g} s.")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["addresses"]
+
+
+def _is_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def resolved_addresses(

@@ -274,7 +274,7 @@ def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
         deltas={code: {"approved_changes": cents} for code, cents in moves.items()}, note=note
     )
     draft = (
-        PayApp.objects.select_for_update()
+        PayApp.objects.select_for_update(no_key=True)
         .filter(project=project, status=PayAppStatus.DRAFT)
         .first()
     )

@@ -83,29 +83,37 @@ def ensure_project_open(project: Project) -> None:
         )
 
 
+# The services' row locks are `FOR NO KEY UPDATE`, the lock PostgreSQL itself takes for an
+# UPDATE that leaves the key alone (as every service's does): two of them still exclude each
+# other, but neither blocks the `FOR KEY SHARE` a foreign-key check takes on the row an INSERT
+# refers to. With `FOR UPDATE`, a write holding a cost code or a change order and waiting for
+# its project deadlocked with a pay app's creation, which holds the project and inserts lines
+# that refer to them.
+
+
 def lock_open_project(project_id: str) -> Project:
     """Lock the project row (so it cannot close under a child write) and check it is open."""
-    project = Project.objects.select_for_update().get(pk=project_id).track()
+    project = Project.objects.select_for_update(no_key=True).get(pk=project_id).track()
     ensure_project_open(project)
     return project
 
 
 def lock(model: type[M], pk: str) -> M:
-    """Re-read one row under `SELECT … FOR UPDATE` for a state change; an audited row is
-    tracked (`Audited.track`), so its entry's `before` values need no second read."""
-    obj = model.objects.select_for_update().get(pk=pk)
+    """Re-read one row under `SELECT … FOR NO KEY UPDATE` for a state change; an audited row
+    is tracked (`Audited.track`), so its entry's `before` values need no second read."""
+    obj = model.objects.select_for_update(no_key=True).get(pk=pk)
     return obj.track() if isinstance(obj, Audited) else obj
 
 
 def lock_with(model: type[M], pk: str, *related: str) -> M:
     """`lock` a row together with the rows its `related` foreign keys (non-null, forward)
-    point to, in one `SELECT … FOR UPDATE` of the joined rows; each audited row is tracked.
+    point to, in one `SELECT … FOR NO KEY UPDATE` of the joined rows; each audited row is tracked.
     PostgreSQL's executor locks a result row's tuples in FROM order — the row, then the
     related rows in the model's field order. That is how its row-locking step walks the
     query's tables, not an order its documentation promises, so use it only where that is
     the documented lock order, and keep a test that would deadlock otherwise
     (tests/jobcost/api/test_lock_order.py holds the invoice approval's)."""
-    obj = model.objects.select_for_update().select_related(*related).get(pk=pk)
+    obj = model.objects.select_for_update(no_key=True).select_related(*related).get(pk=pk)
     for row in (obj, *(getattr(obj, name) for name in related)):
         if isinstance(row, Audited):
             row.track()

@@ -338,7 +338,7 @@ def budget_line_adjust(
 
     Emits: audit budget_line.updated; events budget.updated.
     """
-    line = BudgetLine.objects.select_for_update().get(cost_code_id=cost_code_id).track()
+    line = BudgetLine.objects.select_for_update(no_key=True).get(cost_code_id=cost_code_id).track()
     line.committed += committed
     line.actual += actual
     line.approved_changes += approved_changes
@@ -363,7 +363,7 @@ def budget_lines_adjust(*, deltas: dict[str, dict[str, int]], note: str) -> list
         return []
     lines = [
         line.track()
-        for line in BudgetLine.objects.select_for_update()
+        for line in BudgetLine.objects.select_for_update(no_key=True)
         .filter(cost_code_id__in=list(deltas))
         .order_by("cost_code_id")
     ]

@@ -117,7 +117,9 @@ def _lock_for_change(invoice_id: str) -> tuple[Commitment, Invoice]:
     `project_closed`), in two queries and in the documented lock order; all tracked."""
     of_invoice = Invoice.objects.filter(pk=invoice_id).values("commitment_id")
     try:
-        commitment = Commitment.objects.select_for_update().get(pk=Subquery(of_invoice)).track()
+        commitment = (
+            Commitment.objects.select_for_update(no_key=True).get(pk=Subquery(of_invoice)).track()
+        )
     except Commitment.DoesNotExist:
         raise Invoice.DoesNotExist(f"No invoice {invoice_id}.") from None
     invoice = lock_with(Invoice, invoice_id, "project")

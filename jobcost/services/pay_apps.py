@@ -243,7 +243,9 @@ def pay_app_update(
     changes = {}
     changed_rows = []
     if lines:
-        rows = {line.item: line for line in pay_app.lines.select_for_update().order_by("pk")}
+        rows = {
+            line.item: line for line in pay_app.lines.select_for_update(no_key=True).order_by("pk")
+        }
         seen: set[str] = set()
         for index, entry in enumerate(lines):
             if entry["item"] in seen:

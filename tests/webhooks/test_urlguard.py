@@ -6,6 +6,7 @@ resolvers.py): no DNS query, and the public address is one nobody serves from.""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -309,3 +310,21 @@ def test_a_host_whose_lookup_never_answers_is_refused_within_the_bound(
     assert error["message"] == "The host 'hooks.example.com' did not resolve within 0.3 s."
     assert 0.3 <= elapsed < 2.0, elapsed
     assert dns.lookups == ["hooks.example.com"]
+
+
+def test_lookups_left_hanging_are_bounded_per_process(api, production, dns, monkeypatch):
+    """Each bounded lookup waits in a thread of its own, which a name server that never
+    answers holds; past the bound (1 here) a lookup fails at once instead of starting another
+    thread, so repeated creates cannot pile threads up in a web process."""
+    monkeypatch.setattr(urlguard, "LOOKUP_TIMEOUT_SECONDS", 0.3)
+    monkeypatch.setattr(urlguard, "_lookup_slots", threading.BoundedSemaphore(1))
+    dns.stall("hooks.example.com")
+    body = {"url": "https://hooks.example.com/", "events": ["*"]}
+    before = webhook_state()
+    first = _refused(api.post("/v1/webhooks", body), before)
+    assert first["message"] == "The host 'hooks.example.com' did not resolve within 0.3 s."
+    second = _refused(api.post("/v1/webhooks", body), before)
+    assert second["message"] == (
+        "The host 'hooks.example.com' could not be looked up now: too many lookups are waiting."
+    )
+    assert dns.lookups == ["hooks.example.com"]  # the second started no lookup

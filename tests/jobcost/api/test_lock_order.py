@@ -10,7 +10,7 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from jobcost.models import ChangeOrder, Commitment, PayApp, Project
+from jobcost.models import ChangeOrder, Commitment, CostCode, PayApp, Project
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
@@ -24,13 +24,17 @@ from tests.factories import (
 from tests.waiting import backend_pid, until_blocked_by
 
 
-def _lockable_now(probe, model, pk) -> bool:
-    """True when `SELECT … FOR UPDATE NOWAIT` gets the row at once (then releases it)."""
+def _lockable_now(probe, model, pk, strength: str = "UPDATE") -> bool:
+    """True when `SELECT … FOR <strength> NOWAIT` gets the row at once (then releases it);
+    `KEY SHARE` is the lock a foreign-key check takes on the row an INSERT refers to."""
     table = connection.ops.quote_name(model._meta.db_table)
     with probe.cursor() as cursor:
         cursor.execute("SAVEPOINT probe")
         try:
-            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE NOWAIT", [pk])
+            cursor.execute(
+                f"SELECT 1 FROM {table} WHERE id = %s FOR {strength} NOWAIT",
+                [pk],
+            )
         except Exception:  # psycopg LockNotAvailable, wrapped by Django
             cursor.execute("ROLLBACK TO SAVEPOINT probe")
             return False
@@ -150,3 +154,49 @@ def test_a_pay_app_write_waits_on_its_project_before_locking_the_pay_app(write):
     assert results["response"].status_code == 200, results["response"].content
     pay_app.refresh_from_db()
     assert pay_app.status == after
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_write_waiting_on_its_project_leaves_the_row_it_holds_referable():
+    """A cost code's update locks the code, then waits for the project, which another
+    transaction holds, as a pay app's creation does while it inserts G703 lines that refer to
+    that cost code. The update's lock must not stop those inserts' foreign-key checks
+    (`FOR KEY SHARE`), or each would wait for the other; it still excludes another update."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account, contract_amount=1_000_000)
+    cost_code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
+    _, secret = make_key(account, "admin")
+    holder = connections.create_connection("default")
+    probe = connections.create_connection("default")
+    results = {}
+
+    def update():
+        try:
+            body = {"name": "Concrete, revised"}
+            results["response"] = Api(secret).patch(f"/v1/cost-codes/{cost_code.pk}", body)
+        finally:
+            connection.close()
+
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            table = connection.ops.quote_name(Project._meta.db_table)
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [project.pk])
+        thread = threading.Thread(target=update)
+        thread.start()
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
+        probe.set_autocommit(False)
+
+        assert _lockable_now(probe, CostCode, cost_code.pk, "KEY SHARE")
+        assert not _lockable_now(probe, CostCode, cost_code.pk, "NO KEY UPDATE")
+
+        probe.rollback()
+        holder.rollback()
+        thread.join(timeout=60)
+    finally:
+        probe.close()
+        holder.close()
+    assert results["response"].status_code == 200, results["response"].content
+    cost_code.refresh_from_db()
+    assert cost_code.name == "Concrete, revised"
