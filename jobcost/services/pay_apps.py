@@ -99,6 +99,20 @@ def pay_app_create(
 
     Emits: audit change_order.billed, pay_app.created; events pay_app.created.
     """
+    # The approved owner change orders about to land are marked billed below: a change order
+    # is locked before its project (the lock order, jobcost/services/invoices.py), so they are
+    # locked first, in ID order.
+    list(
+        ChangeOrder.objects.select_for_update(no_key=True)
+        .filter(
+            project_id=project.pk,
+            kind=ChangeOrderKind.OWNER,
+            status=ChangeOrderStatus.APPROVED,
+            pay_app__isnull=True,
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     project = lock_open_project(project.pk)
     if period_end < period_start:
         raise InvalidRequest("period_end must not be before period_start.", param="period_end")

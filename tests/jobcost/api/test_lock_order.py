@@ -200,3 +200,49 @@ def test_a_write_waiting_on_its_project_leaves_the_row_it_holds_referable():
     assert results["response"].status_code == 200, results["response"].content
     cost_code.refresh_from_db()
     assert cost_code.name == "Concrete, revised"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project():
+    """Another transaction holds an approved owner change order, as a change order's own
+    write does before it locks the project (linking an RFI is allowed once approved). A pay
+    app's creation, which marks that change order billed, must queue on it holding nothing of
+    the project: while it waits, the project can still be locked by others."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account, contract_amount=1_000_000)
+    code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
+    order = make_change_order(project, cost_code=code, amount=50_000, status="approved")
+    _, secret = make_key(account, "admin")
+    holder = connections.create_connection("default")
+    probe = connections.create_connection("default")
+    results = {}
+
+    def create():
+        try:
+            body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
+            results["response"] = Api(secret).post("/v1/pay-apps", body)
+        finally:
+            connection.close()
+
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            table = connection.ops.quote_name(ChangeOrder._meta.db_table)
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [order.pk])
+        thread = threading.Thread(target=create)
+        thread.start()
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
+        probe.set_autocommit(False)
+
+        assert _lockable_now(probe, Project, project.pk)
+
+        probe.rollback()
+        holder.rollback()
+        thread.join(timeout=60)
+    finally:
+        probe.close()
+        holder.close()
+    assert results["response"].status_code == 201, results["response"].content
+    order.refresh_from_db()
+    assert order.pay_app_id == results["response"].json()["id"]
