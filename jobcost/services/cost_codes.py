@@ -351,7 +351,7 @@ COUNTERS = ("committed", "actual", "approved_changes")
 def budget_lines_adjust(*, deltas: dict[str, dict[str, int]], note: str) -> list[BudgetLine]:
     """`budget_line_adjust` for many budget lines at once, in a constant number of queries:
     `deltas` maps a cost code ID to {counter: cents} (`committed`, `actual`,
-    `approved_changes`). Locks every affected line in one `SELECT … FOR UPDATE` ordered by
+    `approved_changes`). Locks every affected line in one `SELECT … FOR NO KEY UPDATE` ordered by
     cost code ID (the order the one-line calls always took, so approvals touching overlapping
     lines cannot deadlock), moves them in one bulk UPDATE stamping `updated_at`, and appends
     one audit entry per line with before/after and `note` (plus its `budget.updated` event)

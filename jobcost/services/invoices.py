@@ -1,10 +1,10 @@
 """Vendor invoices: receive, code, approve (draws the commitment down), mark paid, void
 (docs/resources.md, invoice).
 
-Approval locks the commitment row (`SELECT … FOR UPDATE`) before re-checking its remaining
+Approval locks the commitment row (`SELECT … FOR NO KEY UPDATE`) before re-checking its remaining
 balance, so concurrent approvals are serialized and can never bill past `revised_amount`.
 Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
-then the budget lines, all of them in one `SELECT … FOR UPDATE` ordered by cost code
+then the budget lines, all of them in one `SELECT … FOR NO KEY UPDATE` ordered by cost code
 (`budget_lines_adjust`), then the project's pay app and its lines (a change order's approval
 lands on the draft; the pay-app services lock the project before their pay app).
 """
