@@ -42,6 +42,40 @@ def _lockable_now(probe, model, pk, strength: str = "UPDATE") -> bool:
         return True
 
 
+def _queued_behind(model, pk, strength: str, send, check) -> object:
+    """Hold `model`'s row `pk` (`SELECT … FOR <strength>`) on a connection of its own, make the
+    API call `send()` in a thread, wait until it queues behind that lock (as the lock manager
+    says), run `check(probe)` on a third connection, then release the row and return the
+    call's response once it has gone through."""
+    holder = connections.create_connection("default")
+    probe = connections.create_connection("default")
+    results = {}
+
+    def call():
+        try:
+            results["response"] = send()
+        finally:
+            connection.close()
+
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            table = connection.ops.quote_name(model._meta.db_table)
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR {strength}", [pk])
+        thread = threading.Thread(target=call)
+        thread.start()
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
+        probe.set_autocommit(False)
+        check(probe)
+        probe.rollback()
+        holder.rollback()  # the row is free: the call goes through
+        thread.join(timeout=60)
+    finally:
+        probe.close()
+        holder.close()
+    return results["response"]
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_commitment_change_order_approval_waits_on_the_commitment_before_anything_else():
@@ -59,39 +93,19 @@ def test_a_commitment_change_order_approval_waits_on_the_commitment_before_anyth
         commitment=commitment,
     )
     _, secret = make_key(account, "admin")
-    holder = connections.create_connection("default")
-    probe = connections.create_connection("default")
-    results = {}
 
-    def approve():
-        try:
-            results["response"] = Api(secret).post(f"/v1/change-orders/{cco.pk}/approve")
-        finally:
-            connection.close()
-
-    try:
-        holder.set_autocommit(False)
-        with holder.cursor() as cursor:
-            table = connection.ops.quote_name(Commitment._meta.db_table)
-            cursor.execute(
-                f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE",
-                [commitment.pk],
-            )
-        thread = threading.Thread(target=approve)
-        thread.start()
-        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
-        probe.set_autocommit(False)
-
+    def check(probe):
         assert _lockable_now(probe, Project, project.pk)
         assert _lockable_now(probe, ChangeOrder, cco.pk)
 
-        probe.rollback()
-        holder.rollback()  # the commitment is free: the approval goes through
-        thread.join(timeout=60)
-    finally:
-        probe.close()
-        holder.close()
-    assert results["response"].status_code == 200, results["response"].content
+    response = _queued_behind(
+        Commitment,
+        commitment.pk,
+        "UPDATE",
+        lambda: Api(secret).post(f"/v1/change-orders/{cco.pk}/approve"),
+        check,
+    )
+    assert response.status_code == 200, response.content
     commitment.refresh_from_db()
     assert commitment.approved_changes == 50_000
 
@@ -121,37 +135,15 @@ def test_a_pay_app_write_waits_on_its_project_before_locking_the_pay_app(write):
     CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
     pay_app = make_pay_app(project, "2026-09-01", "2026-09-30", status=state)
     _, secret = make_key(account, "admin")
-    holder = connections.create_connection("default")
-    probe = connections.create_connection("default")
-    results = {}
+    path = f"/v1/pay-apps/{pay_app.pk}{suffix}"
 
-    def send():
-        try:
-            api = Api(secret)
-            path = f"/v1/pay-apps/{pay_app.pk}{suffix}"
-            results["response"] = getattr(api, method)(path, body)
-        finally:
-            connection.close()
-
-    try:
-        holder.set_autocommit(False)
-        with holder.cursor() as cursor:
-            table = connection.ops.quote_name(Project._meta.db_table)
-            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [project.pk])
-        thread = threading.Thread(target=send)
-        thread.start()
-        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
-        probe.set_autocommit(False)
-
+    def check(probe):
         assert _lockable_now(probe, PayApp, pay_app.pk)
 
-        probe.rollback()
-        holder.rollback()  # the project is free: the write goes through
-        thread.join(timeout=60)
-    finally:
-        probe.close()
-        holder.close()
-    assert results["response"].status_code == 200, results["response"].content
+    response = _queued_behind(
+        Project, project.pk, "UPDATE", lambda: getattr(Api(secret), method)(path, body), check
+    )
+    assert response.status_code == 200, response.content
     pay_app.refresh_from_db()
     assert pay_app.status == after
 
@@ -167,37 +159,19 @@ def test_a_write_waiting_on_its_project_leaves_the_row_it_holds_referable():
     project = ProjectFactory(account=account, contract_amount=1_000_000)
     cost_code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
     _, secret = make_key(account, "admin")
-    holder = connections.create_connection("default")
-    probe = connections.create_connection("default")
-    results = {}
 
-    def update():
-        try:
-            body = {"name": "Concrete, revised"}
-            results["response"] = Api(secret).patch(f"/v1/cost-codes/{cost_code.pk}", body)
-        finally:
-            connection.close()
-
-    try:
-        holder.set_autocommit(False)
-        with holder.cursor() as cursor:
-            table = connection.ops.quote_name(Project._meta.db_table)
-            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [project.pk])
-        thread = threading.Thread(target=update)
-        thread.start()
-        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
-        probe.set_autocommit(False)
-
+    def check(probe):
         assert _lockable_now(probe, CostCode, cost_code.pk, "KEY SHARE")
         assert not _lockable_now(probe, CostCode, cost_code.pk, "NO KEY UPDATE")
 
-        probe.rollback()
-        holder.rollback()
-        thread.join(timeout=60)
-    finally:
-        probe.close()
-        holder.close()
-    assert results["response"].status_code == 200, results["response"].content
+    response = _queued_behind(
+        Project,
+        project.pk,
+        "UPDATE",
+        lambda: Api(secret).patch(f"/v1/cost-codes/{cost_code.pk}", {"name": "Concrete, revised"}),
+        check,
+    )
+    assert response.status_code == 200, response.content
     cost_code.refresh_from_db()
     assert cost_code.name == "Concrete, revised"
 
@@ -214,35 +188,18 @@ def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project(
     code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
     order = make_change_order(project, cost_code=code, amount=50_000, status="approved")
     _, secret = make_key(account, "admin")
-    holder = connections.create_connection("default")
-    probe = connections.create_connection("default")
-    results = {}
+    body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
 
-    def create():
-        try:
-            body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
-            results["response"] = Api(secret).post("/v1/pay-apps", body)
-        finally:
-            connection.close()
-
-    try:
-        holder.set_autocommit(False)
-        with holder.cursor() as cursor:
-            table = connection.ops.quote_name(ChangeOrder._meta.db_table)
-            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [order.pk])
-        thread = threading.Thread(target=create)
-        thread.start()
-        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
-        probe.set_autocommit(False)
-
+    def check(probe):
         assert _lockable_now(probe, Project, project.pk)
 
-        probe.rollback()
-        holder.rollback()
-        thread.join(timeout=60)
-    finally:
-        probe.close()
-        holder.close()
-    assert results["response"].status_code == 201, results["response"].content
+    response = _queued_behind(
+        ChangeOrder,
+        order.pk,
+        "NO KEY UPDATE",
+        lambda: Api(secret).post("/v1/pay-apps", body),
+        check,
+    )
+    assert response.status_code == 201, response.content
     order.refresh_from_db()
-    assert order.pay_app_id == results["response"].json()["id"]
+    assert order.pay_app_id == response.json()["id"]
