@@ -331,10 +331,11 @@ def _record(endpoint_id: str, outcomes: list[Outcome]) -> dict[str, str]:
 # models' `_meta` with the values adapted as the ORM adapts them (so SQLite, `make run`, takes
 # the same statements). Compiling them through the ORM was a quarter of a busy worker's CPU.
 def _lock_endpoint(endpoint_id: str) -> WebhookEndpoint:
-    """The endpoint's row, locked (`SELECT … FOR UPDATE`)."""
+    """The endpoint's row, locked (`SELECT … FOR NO KEY UPDATE`: the outbox's inserts of
+    deliveries for it, whose foreign-key checks share-lock it, need not wait for a record)."""
     endpoint = fetch.first(
         ("webhooks.lock_endpoint",),
-        lambda pk: WebhookEndpoint.objects.select_for_update().filter(pk=pk),
+        lambda pk: WebhookEndpoint.objects.select_for_update(no_key=True).filter(pk=pk),
         pk=endpoint_id,
     )
     if endpoint is None:

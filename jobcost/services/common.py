@@ -84,11 +84,14 @@ def ensure_project_open(project: Project) -> None:
 
 
 # The services' row locks are `FOR NO KEY UPDATE`, the lock PostgreSQL itself takes for an
-# UPDATE that leaves the key alone (as every service's does): two of them still exclude each
-# other, but neither blocks the `FOR KEY SHARE` a foreign-key check takes on the row an INSERT
-# refers to. With `FOR UPDATE`, a write holding a cost code or a change order and waiting for
-# its project deadlocked with a pay app's creation, which holds the project and inserts lines
-# that refer to them.
+# UPDATE that leaves the row's key alone (its primary key and unique columns): two of them
+# still exclude each other, but neither blocks the `FOR KEY SHARE` a foreign-key check takes
+# on the row an INSERT refers to. Django's foreign keys are checked at commit (deferred), while
+# the writer still holds its locks: with `FOR UPDATE`, a write holding a cost code or a change
+# order and waiting for its project deadlocked with a pay app's creation, which holds the
+# project and, at commit, checks the lines it inserted against them. An UPDATE of a unique
+# column (a project's, cost code's or document's `number` or `code`, a daily log's `date`)
+# takes the stronger lock when it runs.
 
 
 def lock_open_project(project_id: str) -> Project:

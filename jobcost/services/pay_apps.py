@@ -8,7 +8,8 @@ one. `previous` carries the work (not the stored materials) billed on earlier ap
 
 Lock order: every pay-app write locks the project first, then the pay app, then its lines
 (`lock_project_first`), as a change order's approval does when it lands on the draft
-(jobcost/services/invoices.py has the whole order).
+(jobcost/services/invoices.py has the whole order); creating one locks the approved change
+orders it lands (change orders come before their project) before the project.
 """
 
 from __future__ import annotations
@@ -102,18 +103,16 @@ def pay_app_create(
     # The approved owner change orders about to land are marked billed below: a change order
     # is locked before its project (the lock order, jobcost/services/invoices.py), so they are
     # locked first, in ID order.
-    list(
-        ChangeOrder.objects.select_for_update(no_key=True)
-        .filter(
-            project_id=project.pk,
-            kind=ChangeOrderKind.OWNER,
-            status=ChangeOrderStatus.APPROVED,
-            pay_app__isnull=True,
-        )
-        .order_by("pk")
+    held = set(_unbilled_owner_orders(project.pk).order_by("pk").values_list("pk", flat=True))
+    project = lock_open_project(project.pk)
+    # One approved meanwhile (its approval held the project before this did) is locked only
+    # if it is free now: waiting for it while holding the project could deadlock. One that is
+    # not lands on the next pay app, as any approved change order not yet billed does.
+    held |= set(
+        _unbilled_owner_orders(project.pk, skip_locked=True)
+        .exclude(pk__in=held)
         .values_list("pk", flat=True)
     )
-    project = lock_open_project(project.pk)
     if period_end < period_start:
         raise InvalidRequest("period_end must not be before period_start.", param="period_end")
     draft = PayApp.objects.filter(project=project, status=S.DRAFT).first()
@@ -176,6 +175,8 @@ def pay_app_create(
     landing = []
     for order in billed_orders:
         if order.pay_app_id is None:
+            if order.pk not in held:
+                continue  # locked elsewhere: it lands on the next pay app
             landing.append(order)
         lines.append(
             _change_order_line(pay_app, order, len(lines) + 1, carried.get(("co", order.pk), 0))
@@ -186,6 +187,17 @@ def pay_app_create(
         save_audited(order, action="billed", note=f"Landed on pay app #{number}.")
     record_created(pay_app)
     return pay_app
+
+
+def _unbilled_owner_orders(project_id: str, *, skip_locked: bool = False) -> QuerySet:
+    """The project's approved owner change orders not yet on a pay app, locked (`FOR NO KEY
+    UPDATE`; with `skip_locked`, only those no other transaction holds)."""
+    return ChangeOrder.objects.select_for_update(no_key=True, skip_locked=skip_locked).filter(
+        project_id=project_id,
+        kind=ChangeOrderKind.OWNER,
+        status=ChangeOrderStatus.APPROVED,
+        pay_app__isnull=True,
+    )
 
 
 def pay_app_add_change_order(*, pay_app: PayApp, change_order: ChangeOrder) -> None:

@@ -45,8 +45,8 @@ def _lockable_now(probe, model, pk, strength: str = "UPDATE") -> bool:
 def _queued_behind(model, pk, strength: str, send, check) -> object:
     """Hold `model`'s row `pk` (`SELECT … FOR <strength>`) on a connection of its own, make the
     API call `send()` in a thread, wait until it queues behind that lock (as the lock manager
-    says), run `check(probe)` on a third connection, then release the row and return the
-    call's response once it has gone through."""
+    says), run `check(probe, holder)` (`probe` a third connection), then release the row and
+    return the call's response once it has gone through (its error, if it raised)."""
     holder = connections.create_connection("default")
     probe = connections.create_connection("default")
     results = {}
@@ -54,25 +54,29 @@ def _queued_behind(model, pk, strength: str, send, check) -> object:
     def call():
         try:
             results["response"] = send()
+        except BaseException as exc:  # raised again below, in the test's thread
+            results["error"] = exc
         finally:
             connection.close()
 
+    thread = threading.Thread(target=call)
     try:
         holder.set_autocommit(False)
         with holder.cursor() as cursor:
             table = connection.ops.quote_name(model._meta.db_table)
             cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR {strength}", [pk])
-        thread = threading.Thread(target=call)
         thread.start()
         until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
         probe.set_autocommit(False)
-        check(probe)
-        probe.rollback()
-        holder.rollback()  # the row is free: the call goes through
-        thread.join(timeout=60)
+        check(probe, holder)
     finally:
         probe.close()
-        holder.close()
+        holder.close()  # the row is free: the call goes through
+        if thread.ident is not None:
+            thread.join(timeout=60)
+    assert not thread.is_alive(), "the call did not finish once the row was free"
+    if "error" in results:
+        raise results["error"]
     return results["response"]
 
 
@@ -94,7 +98,7 @@ def test_a_commitment_change_order_approval_waits_on_the_commitment_before_anyth
     )
     _, secret = make_key(account, "admin")
 
-    def check(probe):
+    def check(probe, holder):
         assert _lockable_now(probe, Project, project.pk)
         assert _lockable_now(probe, ChangeOrder, cco.pk)
 
@@ -137,7 +141,7 @@ def test_a_pay_app_write_waits_on_its_project_before_locking_the_pay_app(write):
     _, secret = make_key(account, "admin")
     path = f"/v1/pay-apps/{pay_app.pk}{suffix}"
 
-    def check(probe):
+    def check(probe, holder):
         assert _lockable_now(probe, PayApp, pay_app.pk)
 
     response = _queued_behind(
@@ -160,7 +164,7 @@ def test_a_write_waiting_on_its_project_leaves_the_row_it_holds_referable():
     cost_code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
     _, secret = make_key(account, "admin")
 
-    def check(probe):
+    def check(probe, holder):
         assert _lockable_now(probe, CostCode, cost_code.pk, "KEY SHARE")
         assert not _lockable_now(probe, CostCode, cost_code.pk, "NO KEY UPDATE")
 
@@ -190,7 +194,7 @@ def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project(
     _, secret = make_key(account, "admin")
     body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
 
-    def check(probe):
+    def check(probe, holder):
         assert _lockable_now(probe, Project, project.pk)
 
     response = _queued_behind(
