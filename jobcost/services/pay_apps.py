@@ -96,7 +96,8 @@ def pay_app_create(
     Raises 409 `draft_pay_app_exists` (one draft per project), 400 for an end before the
     start, 422 `periods_overlap` when the period does not start after every earlier period,
     422 `schedule_of_values_unbalanced` when the cost codes' scheduled values do not sum to
-    the contract amount. Approved owner change orders not yet billed land on this draft.
+    the contract amount. Approved owner change orders not yet billed land on this draft
+    (one approved while this runs and held by another transaction lands on the next one).
 
     Emits: audit change_order.billed, pay_app.created; events pay_app.created.
     """
