@@ -10,6 +10,8 @@ dates `YYYY-MM-DD`; an empty cell is null.
   data only; the totals are the JSON's `totals`.
 - XLSX: sheet `Report` with the header row, the rows and a bold `Total` row (money as
   numbers formatted `#,##0.00`); sheet `About` with the title, the as-of date and the filters.
+  A control character XLSX cannot hold (all below U+0020 but tab, line feed and carriage
+  return), in a name or an echoed filter, is written as U+FFFD.
 - PDF: landscape letter, the title, as-of date and filters, a table with the columns'
   labels, a totals row; pages numbered.
 """
@@ -19,9 +21,11 @@ from __future__ import annotations
 import csv
 import io
 from decimal import Decimal
+from xml.sax.saxutils import escape
 
 from django.http import HttpResponse
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape, letter
@@ -63,6 +67,12 @@ def render_csv(report: Report) -> bytes:
     return buffer.getvalue().encode()
 
 
+def _xlsx_text(value):
+    """A string with the control characters XLSX cannot hold replaced by U+FFFD; any other
+    value as it is."""
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
 def _xlsx_value(column: Column, value):
     if value is None:
         return None
@@ -70,7 +80,7 @@ def _xlsx_value(column: Column, value):
         return Decimal(value) / 100
     if column.kind == PERCENT:
         return Decimal(value)
-    return value
+    return _xlsx_text(value)
 
 
 def render_xlsx(report: Report) -> bytes:
@@ -101,7 +111,7 @@ def render_xlsx(report: Report) -> bytes:
                 cell.number_format = "yyyy-mm-dd"
     about = book.create_sheet("About")
     for line in _about(report):
-        about.append(line)
+        about.append([_xlsx_text(value) for value in line])
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
@@ -155,7 +165,9 @@ def render_pdf(
         invariant=1,
     )
     heading = [Paragraph(f"{report.spec.title} — as of {report.as_of:%B %-d, %Y}", TITLE)]
-    heading.append(Paragraph(f"{account_name}{' · ' + subtitle if subtitle else ''}", SMALL))
+    # Paragraphs read markup: names are escaped so that `<b>` or `&` in one prints as written.
+    line = f"{account_name}{' · ' + subtitle if subtitle else ''}"
+    heading.append(Paragraph(escape(line), SMALL))
     header = [Paragraph(f"<b>{column.label}</b>", SMALL) for column in columns]
     body = [[_pdf_cell(column, row[column.name]) for column in columns] for row in report.rows]
     totals = [

@@ -129,6 +129,20 @@ def test_downloads_are_the_api_files_and_a_pdf(job):
     assert f"Project: {job.project.number} {job.project.name}" in text and "prj_" not in text
 
 
+def test_a_pdf_prints_names_that_look_like_markup_as_written(job):
+    """The PDF's heading is reportlab markup: an account or project name with `<b>` or `&`
+    prints as written instead of failing the download."""
+    job.account.name = "Harbor <b> Build & Co"
+    job.account.save(update_fields=["name"])
+    job.project.name = "Gym <i>phase</i> 2"
+    job.project.save(update_fields=["name"])
+    web = member_client(job.account, "viewer")
+    pdf = web.get("/admin/reports/job-cost/", {"project": job.project.pk, "format": "pdf"})
+    assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert "Harbor <b> Build & Co" in text and "Gym <i>phase</i> 2" in text
+
+
 def test_a_restricted_member_sees_only_its_projects(job):
     other = make_job(job.account)
     web = member_client(job.account, "viewer", projects=[other.project])

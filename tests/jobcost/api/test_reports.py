@@ -188,6 +188,24 @@ def test_csv_and_xlsx_read_back_equal_the_json_rows(api, job, path):
             assert round(Decimal(str(totals_cells[name])) * 100) == total, name
 
 
+def test_control_characters_in_names_and_filters_are_replaced_in_the_xlsx(api, job):
+    """A vendor name and a filter value with control characters (which the API stores and
+    echoes as given, and XLSX cannot hold) come out as U+FFFD in the workbook, not as a 500;
+    tab and line feed, which XLSX holds, stay."""
+    job.vendor.name = "Acme\x1bConcrete\tNorth\nYard"
+    job.vendor.save(update_fields=["name"])
+    path = "/v1/reports/retainage"
+    response = api.get(path, {"format": "xlsx", "vendor": "vnd_\x02x\x1d"})
+    assert response.status_code == 200, response.content
+    about = dict(openpyxl.load_workbook(io.BytesIO(response.content))["About"].values)
+    assert about["vendor"] == "vnd_\ufffdx\ufffd"
+    response = api.get(path, {"format": "xlsx"})
+    assert response.status_code == 200, response.content
+    sheet = openpyxl.load_workbook(io.BytesIO(response.content))["Report"]
+    cells = {value for row in sheet.iter_rows(values_only=True) for value in row}
+    assert "Acme\ufffdConcrete\tNorth\nYard" in cells
+
+
 def test_accept_and_format_choose_the_representation(api, job):
     csv_accept = api.get("/v1/reports/wip", headers={"Accept": "text/csv"})
     assert csv_accept["Content-Type"] == "text/csv; charset=utf-8"
