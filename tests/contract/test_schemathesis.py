@@ -3,7 +3,8 @@ API"): every check, including `positive_data_acceptance`, `negative_data_rejecti
 stateful phase's links, must pass.
 
 Bounded here (a fixed seed, a few examples per operation: a few minutes on this machine);
-`make fuzz` runs the same harness longer with a random seed (FUZZ_SEED, FUZZ_MAX_EXAMPLES).
+`make fuzz` runs the same harness longer with a random seed (FUZZ_SEED, FUZZ_MAX_EXAMPLES,
+and FUZZ_PHASES to run only some phases).
 The configuration is in schemathesis.toml, the hooks in tests/contract/hooks.py.
 
 One schemathesis run covers the whole schema in every phase (examples, coverage, fuzzing,
@@ -33,7 +34,7 @@ TIMEOUT = int(os.environ.get("FUZZ_TIMEOUT", "600"))
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 REPORT_DIR = settings.VAR_DIR / "schemathesis"  # the last run's output and JUnit report
 
-PHASES = "examples,coverage,fuzzing,stateful"
+PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage,fuzzing,stateful")
 
 
 def test_every_operation_has_exactly_one_tag(settings):
