@@ -18,6 +18,7 @@ document ID), so two prints of the same figures are the same bytes.
 from __future__ import annotations
 
 import io
+from xml.sax.saxutils import escape
 
 from django.http import HttpResponse
 from reportlab.lib import colors
@@ -261,7 +262,7 @@ def _g703_sheet(pay_app: PayApp, rows: list[G703Row]) -> list:
         data.append(
             [
                 row.item,
-                Paragraph(_escape(row.description), SMALL),
+                Paragraph(escape(row.description), SMALL),
                 money(row.scheduled_value),
                 money(row.previous),
                 money(row.this_period),
@@ -322,10 +323,6 @@ def _g703_sheet(pay_app: PayApp, rows: list[G703Row]) -> list:
 def _plain_pct(value) -> str:
     """`Decimal("10.00")` → `10`, `Decimal("7.50")` → `7.5` (never `1E+1`)."""
     return format(value.normalize(), "f")
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _canvas_maker(footer: str, draft: bool):

@@ -178,6 +178,19 @@ def test_a_submitted_pay_app_prints_the_same_whenever_printed(account, make_api)
     assert "(Line 6 from prior Certificate) 22,500.00 8. CURRENT PAYMENT DUE 9,000.00" in later
 
 
+def test_a_g703_description_that_looks_like_markup_prints_as_written(account, make_api):
+    """The G703 description cell is reportlab markup: a cost code named with `&` and `<b>`
+    prints as written (escaped), not bold and not as a failed download."""
+    project = ProjectFactory(account=account, contract_amount=10_000_000, retainage_pct=10)
+    CostCodeFactory(
+        project=project, code="08-000", name="Doors & <b>frames</b>", scheduled_value=10_000_000
+    )
+    pay_app = make_pay_app(project, "2026-09-01", "2026-09-30")
+    response = make_api(account, "member").get(f"/v1/pay-apps/{pay_app.pk}/pdf")
+    assert response.status_code == 200
+    assert "Doors & <b>frames</b>" in " ".join(pages(response))
+
+
 @pytest.mark.parametrize("role", ["viewer", "agent", "member", "manager", "admin"])
 def test_every_role_that_reads_the_pay_app_prints_it(demo, role):
     project, apps = demo
