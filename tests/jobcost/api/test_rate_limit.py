@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import threading
+import time
 
 import pytest
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.test import Client
 from jobcost.api import ratelimit
 from tests.conftest import Api, error_of
 from tests.factories import AccountFactory
+from tests.hung_server import ScriptsHungServer
 from tests.jobcost.api.conventions_support import row_counts
 
 pytestmark = pytest.mark.redis
@@ -240,3 +242,39 @@ def test_every_thread_of_a_long_lived_process_is_counted():
     assert len(decisions) == 150
     assert all(d.counted and d.allowed for d in decisions)
     assert min(d.tokens for d in decisions) < 1000 - 149
+
+
+@pytest.fixture
+def redis_hung_on_scripts(settings):
+    """The limiter pointed at a Redis that answers the connection's handshake but never a
+    script, with a 0.3 s timeout; the limiter's client is rebuilt before and after."""
+    server = ScriptsHungServer()
+    settings.REDIS_URL = server.url
+    settings.REDIS_TIMEOUT_SECONDS = 0.3
+    ratelimit._redis.cache_clear()
+    ratelimit._redis_down_until = 0.0
+    yield server
+    ratelimit._redis.cache_clear()
+    ratelimit._redis_down_until = 0.0
+    server.close()
+
+
+def test_a_redis_that_hangs_once_connected_costs_one_timeout(redis_hung_on_scripts):
+    """A Redis that stops answering after the limiter's connection is made (the handshake
+    answered, the script never) costs one `REDIS_TIMEOUT_SECONDS`, then the request is allowed
+    uncounted (fail open), and no thread is left waiting."""
+    decisions, elapsed = [], []
+
+    def one_request():
+        started = time.monotonic()
+        decisions.append(ratelimit.take(f"test:hung:{secrets.token_hex(4)}", rate=1, burst=5))
+        elapsed.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=one_request, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert not thread.is_alive(), "the limiter waited on a hung Redis past its timeout"
+    assert redis_hung_on_scripts.commands[-1] == "EVALSHA"  # sent after the handshake
+    assert 0.29 <= elapsed[0] < 2
+    assert decisions[0].allowed and not decisions[0].counted
+    assert decisions[0].headers() == {}
