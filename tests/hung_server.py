@@ -34,6 +34,10 @@ class HungServer:
                 return
             self._held.append(conn)
             self.accepted += 1
+            self._on_accept(conn)
+
+    def _on_accept(self, conn: socket.socket) -> None:
+        """What happens to a connection once accepted: here, nothing (it is held silent)."""
 
     def close(self) -> None:
         self._closed.set()
@@ -60,15 +64,8 @@ class ScriptsHungServer(HungServer):
         self.commands: list[str] = []
         super().__init__()
 
-    def _accept(self) -> None:
-        while not self._closed.is_set():
-            try:
-                conn, _addr = self._listener.accept()
-            except OSError:  # the listener was closed
-                return
-            self._held.append(conn)
-            self.accepted += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+    def _on_accept(self, conn: socket.socket) -> None:
+        threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
         buffer = b""
