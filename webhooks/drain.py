@@ -50,6 +50,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from jobcost.selectors.instances import kept_cursor
 from jobcost.services.common import advisory_lock_id
 from webhooks.delivery import (
     LEASE,
@@ -166,8 +167,8 @@ def _recheck(endpoint: WebhookEndpoint, cursor) -> WebhookEndpoint | None:
     """The endpoint as the database has it now (None when its row is gone): the columns a send
     and its checks read, refreshed on `endpoint` in place. One plain SELECT by primary key —
     the ORM's query building cost a worker more than the round trip (about 1 ms against 0.2 ms
-    on the development machine), and this runs before every POST. `cursor` is the drain's own
-    psycopg cursor (`_Sender.reread`) on Django's connection: the same connection, adapters and
+    on the development machine), and this runs before every POST. `cursor` is the psycopg
+    cursor kept with Django's connection (`_Sender.reread`): the same connection, adapters and
     prepared statements as Django's cursor, without the wrapper Django builds around a new
     cursor for each statement, about a third of the re-read's CPU (errors still arrive as
     Django's `DatabaseError`s). Statements on it are not seen by Django's query log or
@@ -304,29 +305,18 @@ class _Sender:
     endpoint), the last URL that passed the SSRF guard's URL check, which reads only the
     URL and a setting that does not change during a drain (`post_claimed`'s `checked_url`):
     it runs again whenever the re-read endpoint has another URL (the addresses are checked
-    by the pool whenever it connects); and on PostgreSQL the psycopg cursor the endpoint is
-    re-read with (`reread`), opened on Django's connection and closed by `close`."""
+    by the pool whenever it connects)."""
 
     def __init__(self, pool: httpcore.ConnectionPool) -> None:
         self.pool = pool
         self.checked_url: str | None = None
-        self._cursor = None
 
     def reread(self, endpoint: WebhookEndpoint) -> WebhookEndpoint | None:
-        """`_recheck` on this drain's cursor, opened again if Django's connection
-        was replaced since (a closed one is reopened, as Django's own cursor would)."""
+        """`_recheck` on the psycopg cursor kept with Django's connection
+        (`jobcost.selectors.instances.kept_cursor`); on SQLite through the ORM."""
         if connection.vendor != "postgresql":
             return _recheck(endpoint, None)
-        connection.ensure_connection()
-        raw = connection.connection
-        if self._cursor is None or self._cursor.connection is not raw or self._cursor.closed:
-            with connection.wrap_database_errors:
-                self._cursor = raw.cursor()
-        return _recheck(endpoint, self._cursor)
-
-    def close(self) -> None:
-        if self._cursor is not None and not self._cursor.closed:
-            self._cursor.close()
+        return _recheck(endpoint, kept_cursor(connection))
 
     def post(self, delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> Outcome:
         outcome = post_claimed(delivery, endpoint, pool=self.pool, checked_url=self.checked_url)
@@ -451,11 +441,7 @@ def drain(
         if slot is None:
             return DrainResult(0, more=False, lane=lane, slot=False)
         with drain_pool() as pool:
-            sender = _Sender(pool)
-            try:
-                result = _send_batches(endpoint_id, lane, deadline, on_backlog, sender)
-            finally:
-                sender.close()
+            result = _send_batches(endpoint_id, lane, deadline, on_backlog, _Sender(pool))
     if not result.more and _due(endpoint_id, timezone.now()).exists():
         endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
         return DrainResult(result.sent, more=True, lane=lane_for(endpoint) if endpoint else lane)

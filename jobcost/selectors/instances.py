@@ -143,7 +143,7 @@ def run(sql: str, params: Sequence, db: str) -> list:
     Where Django logs queries (`DEBUG`, or a test counting them) or an `execute_wrapper` is
     installed, and on SQLite, the statement goes through Django's cursor, so it is counted,
     logged and wrapped as any query. Otherwise, on PostgreSQL, it runs on a psycopg cursor kept
-    with the connection (`_kept_cursor`): the same connection, transaction, adapters and
+    with the connection (`kept_cursor`): the same connection, transaction, adapters and
     prepared statements, with Django's checks (a transaction needing its rollback, a connection
     shared across threads) and its `DatabaseError`s, but without the cursor and wrapper Django
     builds for every statement: a retrieve's read took 72 µs of CPU in process with them, 51
@@ -154,16 +154,20 @@ def run(sql: str, params: Sequence, db: str) -> list:
         with conn.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
-    cursor = _kept_cursor(conn)
+    cursor = kept_cursor(conn)
     with conn.wrap_database_errors:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
 
-def _kept_cursor(conn):
-    """The connection's kept psycopg cursor, after the checks Django's `cursor()` and
-    `execute` make; opened again when Django has replaced its psycopg connection (closed at a
-    request's end, reconnected)."""
+def kept_cursor(conn):
+    """The psycopg cursor kept with Django's PostgreSQL connection `conn` (one per connection,
+    so per thread), after the checks Django's `cursor()` and `execute` make (health check,
+    connect, thread sharing, a transaction marked for rollback: raising as Django does);
+    opened again when Django has replaced its psycopg connection (closed at a request's end,
+    reconnected). Statements on it are not seen by Django's query log or `execute_wrapper`s;
+    run them inside `conn.wrap_database_errors` to get Django's `DatabaseError`s. `run` and the
+    webhook drain's re-read of its endpoint (`webhooks.drain`) use it."""
     conn.close_if_health_check_failed()
     conn.ensure_connection()
     conn.validate_thread_sharing()

@@ -268,7 +268,7 @@ def test_a_full_first_batch_asks_once_for_another_slot_and_a_short_one_does_not(
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_re_read_follows_django_to_a_new_database_connection(endpoint, receiver, monkeypatch):
-    """The endpoint is re-read on the drain's own cursor of Django's connection; when Django's
+    """The endpoint is re-read on the cursor kept with Django's connection; when Django's
     connection is replaced mid-drain (closed, then opened again by the next statement), the
     re-read opens its cursor on the new one instead of failing on the old."""
     owed = _owe(endpoint, 3)
