@@ -12,8 +12,10 @@ For each worker count the clock starts at the commit that queues the drains (the
 already up and idle) and stops when the database shows every delivery `succeeded`. The last
 row is the ceiling: the same N × M POSTs (same bodies, same signed headers) sent by a plain
 loop in this process through the same HTTP client the workers send with (one guarded
-connection pool, `webhooks.transport.post`), no database and no broker. Each row's last column
-is its rate over the ceiling's, measured in the same run (the machine's load moves both).
+connection pool, `webhooks.transport.post`), no database and no broker. Each row gives its
+rate over the ceiling's, measured in the same run (the machine's load moves both), and the
+workers' rows the CPU their main processes spent a delivery over the timed span (user and
+system, from `/proc`, in whole clock ticks).
 
 Then, unless `--no-isolation`, the isolation scenario of tests/webhooks/test_isolation.py with
 one main worker process: another account's endpoint answering in 9 s has 20 events queued, and
@@ -43,6 +45,7 @@ from django.db import connection, transaction
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM
+from jobcost.management.rss import stat_fields
 from jobcost.models import Project
 from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create
@@ -110,6 +113,16 @@ class Workers:
                     f"A Celery worker exited on start; see {settings.VAR_DIR}/bench_webhooks/."
                 )
         raise CommandError("The Celery workers did not answer a ping within a minute.")
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user and system, from `/proc/<pid>/stat`) the main processes have used
+        so far (the slow lane's has nothing to send here)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        used = 0.0
+        for process in self.processes[:-1]:
+            if (fields := stat_fields(process.pid)) is not None:
+                used += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        return used
 
     def stop(self) -> None:
         for process in self.processes:
@@ -214,17 +227,19 @@ class Command(BaseCommand):
         )
         self.stdout.write(
             f"{'mode':<28}{'processes':>10}{'deliveries':>12}{'seconds':>10}{'deliveries/s':>14}"
-            f"{'× ceiling':>11}"
+            f"{'× ceiling':>11}{'CPU µs/delivery':>17}"
         )
-        for mode, processes, delivered, seconds in rows:
+        for mode, processes, delivered, seconds, cpu in rows:
             rate = delivered / seconds
+            per = "—" if cpu is None else f"{cpu / delivered * 1e6:.0f}"
             self.stdout.write(
                 f"{mode:<28}{processes:>10}{delivered:>12,}{seconds:>10.2f}{rate:>14.1f}"
-                f"{rate / ceiling:>11.2f}"
+                f"{rate / ceiling:>11.2f}{per:>17}"
             )
         self.stdout.write(
             "\nworkers: the clock starts at the commit that queues the tasks (workers up and idle)"
-            " and stops when every delivery is `succeeded` in the database.\nPOST loop: render,"
+            " and stops when every delivery is `succeeded` in the database; CPU: the main"
+            " processes' user and system time over that span, from /proc.\nPOST loop: render,"
             " sign and POST in one process with the workers' HTTP client (one connection pool);"
             " no database, no broker (the ceiling)."
         )
@@ -302,9 +317,11 @@ class Command(BaseCommand):
                 expected = WebhookDelivery.objects.filter(account=account).count()
                 if not expected:
                     raise CommandError("The events were owed to no endpoint.")
+                cpu = pool.cpu_seconds()
                 started = time.monotonic()
             # Committed: the on-commit hook has queued one drain per endpoint.
             seconds = self._wait_delivered(account, expected, started)
+            cpu = pool.cpu_seconds() - cpu
         finally:
             pool.stop()
         if receiver.count != expected or len(receiver.ids) != expected:
@@ -312,7 +329,7 @@ class Command(BaseCommand):
                 f"The receiver got {receiver.count} POSTs ({len(receiver.ids)} distinct "
                 f"webhook-ids) for {expected} deliveries."
             )
-        return ("celery workers", count, expected, seconds)
+        return ("celery workers", count, expected, seconds, cpu)
 
     def _record(self, account, project, count: int) -> None:
         """`count` `project.updated` events of the project, in one transaction (its drains are
@@ -415,7 +432,7 @@ class Command(BaseCommand):
         seconds = time.monotonic() - started
         if receiver.count != len(deliveries):
             raise CommandError(f"The receiver got {receiver.count} of {len(deliveries)} POSTs.")
-        return ("POST loop (ceiling)", 1, len(deliveries), seconds)
+        return ("POST loop (ceiling)", 1, len(deliveries), seconds, None)
 
     def _drop_queue(self, queue: str) -> None:
         """Remove the private queue (and its binding) from Redis."""
