@@ -141,6 +141,49 @@ def test_outcomes_recorded_together_end_as_if_recorded_one_by_one(account):
     assert (endpoint.status, endpoint.disabled_reason) == ("disabled", "gone")
 
 
+@pytest.mark.django_db
+def test_a_batch_of_attempts_that_got_no_response_is_recorded_whole(account):
+    """Every column of the batch's one INSERT may be all nulls (no status code): the rows
+    still land with their values (on PostgreSQL the values go as one typed array each)."""
+    endpoint = make_endpoint(account)
+    refused, timed_out = (owe_delivery(endpoint) for _ in range(2))
+    WebhookDelivery.objects.filter(endpoint=endpoint).update(attempts=1)
+    now = timezone.now()
+
+    statuses = record_outcomes(
+        endpoint.pk,
+        [
+            Outcome(refused.pk, now, 3, None, "ConnectError: connection refused"),
+            Outcome(timed_out.pk, now, 10_000, None, "ReadTimeout: timed out"),
+        ],
+    )
+
+    assert statuses == {refused.pk: "pending", timed_out.pk: "pending"}
+    attempts = WebhookAttempt.objects.filter(delivery__endpoint=endpoint)
+    assert sorted(
+        attempts.values_list(
+            "delivery_id",
+            "number",
+            "started_at",
+            "duration_ms",
+            "response_status",
+            "error",
+            "succeeded",
+        )
+    ) == sorted(
+        [
+            (refused.pk, 1, now, 3, None, "ConnectError: connection refused", False),
+            (timed_out.pk, 1, now, 10_000, None, "ReadTimeout: timed out", False),
+        ]
+    )
+    rows = WebhookDelivery.objects.filter(endpoint=endpoint)
+    assert set(rows.values_list("status", "last_response_status")) == {("pending", None)}
+    assert dict(rows.values_list("pk", "last_error")) == {
+        refused.pk: "ConnectError: connection refused",
+        timed_out.pk: "ReadTimeout: timed out",
+    }
+
+
 KILLED_DURING = 3
 BURST = 10
 
