@@ -122,20 +122,28 @@ class Workers:
         happen without sleeping on it. (A worker takes a message off the list and registers
         it in one step of its event loop, which also answers the inspection after it.)"""
 
+        seen: dict[str, object] = {}
+
         def idle() -> bool:
             with celery_app.connection_for_write() as connection:
                 channel = connection.default_channel
-                if any(channel._size(queue) for queue in self.queues.values()):
+                seen["queued"] = {q: channel._size(q) for q in self.queues.values()}
+                if any(seen["queued"].values()):
                     return False
             inspect = celery_app.control.inspect(
                 destination=self.nodes, timeout=1.0, limit=len(self.nodes)
             )
-            for held in (inspect.active(), inspect.reserved()):
+            for kind, held in (("active", inspect.active()), ("reserved", inspect.reserved())):
+                seen[kind] = held
                 if held is None or len(held) < len(self.nodes) or any(held.values()):
                     return False
             return True
 
-        until(idle, timeout=timeout, what="the Celery workers to be idle with empty queues")
+        until(
+            idle,
+            timeout=timeout,
+            what=lambda: f"the Celery workers to be idle with empty queues; last seen: {seen}",
+        )
 
     def stop(self) -> None:
         """Kill the workers (the test is over: nothing it asserted waits on a graceful stop,
