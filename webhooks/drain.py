@@ -163,7 +163,7 @@ def _recheck_sql() -> str:
     return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} = %s"  # noqa: S608
 
 
-def _recheck(endpoint: WebhookEndpoint, cursor, db=None) -> WebhookEndpoint | None:
+def _recheck(endpoint: WebhookEndpoint, cursor, db) -> WebhookEndpoint | None:
     """The endpoint as the database has it now (None when its row is gone): the columns a send
     and its checks read, refreshed on `endpoint` in place. One plain SELECT by primary key —
     the ORM's query building cost a worker more than the round trip (about 1 ms against 0.2 ms
@@ -321,7 +321,7 @@ class _Sender:
         """`_recheck` on the psycopg cursor kept with Django's connection
         (`jobcost.selectors.instances.kept_cursor`); on SQLite through the ORM."""
         if self.db.vendor != "postgresql":
-            return _recheck(endpoint, None)
+            return _recheck(endpoint, None, self.db)
         return _recheck(endpoint, kept_cursor(self.db), self.db)
 
     def post(self, delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> Outcome:

@@ -3,7 +3,6 @@ loopback port (README "Benchmarks"), shared by `bench_reads`, `bench_writes` and
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from jobcost.management.rss import descendants, stat_fields
+from jobcost.management.rss import cpu_seconds, descendants
 
 
 def free_port() -> int:
@@ -89,11 +88,10 @@ def gunicorn_server(app: str, env: dict[str, str]) -> Iterator[Server]:
 def worker_cpu_seconds(master_pid: int) -> dict[int, float]:
     """CPU seconds (user and system) each of the master's worker processes has used, from
     `/proc/<pid>/stat`; a worker gone meanwhile is left out."""
-    tick = os.sysconf("SC_CLK_TCK")
     used = {}
     for pid in descendants(master_pid):
-        if (fields := stat_fields(pid)) is not None:
-            used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        if (seconds := cpu_seconds(pid)) is not None:
+            used[pid] = seconds
     return used
 
 

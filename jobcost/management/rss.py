@@ -10,6 +10,7 @@ the growth between them in per cent of the first.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,15 @@ def stat_fields(pid: int | str) -> list[str] | None:
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
     return stat[stat.rfind(")") + 2 :].split()
+
+
+def cpu_seconds(pid: int | str) -> float | None:
+    """The CPU seconds (user and system) `pid` has used so far, from `/proc/<pid>/stat` in
+    whole clock ticks, or None when the process is gone."""
+    fields = stat_fields(pid)
+    if fields is None:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def parents() -> dict[int, int]:

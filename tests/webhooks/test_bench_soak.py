@@ -15,7 +15,15 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from jobcost.management.rss import Growth, Sampler, Series, assess, descendants, rss_kib
+from jobcost.management.rss import (
+    Growth,
+    Sampler,
+    Series,
+    assess,
+    cpu_seconds,
+    descendants,
+    rss_kib,
+)
 from jobcost.models import ApiKey, Project
 from tests.waiting import until
 from webhooks.management.commands.bench_soak import verdict
@@ -48,6 +56,22 @@ def test_the_sampler_reads_a_process_tree_from_proc():
     rows = assess(sampler, warmup=0.0)
     assert all(row.alive and row.base and row.end > 1024 for row in rows)
     assert rss_kib(child.pid) is None  # reaped: gone from /proc
+
+
+def test_cpu_seconds_counts_a_process_s_work_until_it_is_gone():
+    """What the benchmarks read to judge a worker by its own work (`worker_cpu_seconds`,
+    `bench_webhooks`' CPU per delivery): a child that computes for a while has used CPU time
+    by the ticks of /proc, at most what the wall clock allowed; once reaped, None."""
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    child = subprocess.Popen([sys.executable, "-c", spin + "\ntime.sleep(30)"])
+    try:
+        until(lambda: (cpu_seconds(child.pid) or 0) >= 0.3, timeout=20, what="0.3 s of CPU")
+        used = cpu_seconds(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert 0.3 <= used < 20
+    assert cpu_seconds(child.pid) is None
 
 
 def _sampler(series: dict[str, list[tuple[float, int]]], last: float) -> Sampler:

@@ -45,7 +45,7 @@ from django.db import connection, transaction
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM
-from jobcost.management.rss import stat_fields
+from jobcost.management.rss import cpu_seconds
 from jobcost.models import Project
 from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create
@@ -117,12 +117,7 @@ class Workers:
     def cpu_seconds(self) -> float:
         """CPU seconds (user and system, from `/proc/<pid>/stat`) the main processes have used
         so far (the slow lane's has nothing to send here)."""
-        tick = os.sysconf("SC_CLK_TCK")
-        used = 0.0
-        for process in self.processes[:-1]:
-            if (fields := stat_fields(process.pid)) is not None:
-                used += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-        return used
+        return sum(cpu_seconds(process.pid) or 0.0 for process in self.processes[:-1])
 
     def stop(self) -> None:
         for process in self.processes:
