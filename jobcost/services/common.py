@@ -101,10 +101,36 @@ def lock_open_project(project_id: str) -> Project:
     return project
 
 
-def lock(model: type[M], pk: str) -> M:
-    """Re-read one row under `SELECT … FOR NO KEY UPDATE` for a state change; an audited row
-    is tracked (`Audited.track`), so its entry's `before` values need no second read."""
-    obj = model.objects.select_for_update(no_key=True).get(pk=pk)
+def hold_project_open(project_id: str) -> Project:
+    """Read the project under `SELECT … FOR KEY SHARE` and check it is open (409
+    `project_closed`), for a write to a child that moves none of the project's totals and none
+    of what its other writes check under the project's lock (an invoice's coding). The share
+    lock keeps the project from closing until the write commits — a status move locks the
+    project `FOR UPDATE` (`lock(..., exclusive=True)`), which waits for it, and a write that
+    waited for a close reads the closed row — yet it never queues behind the `FOR NO KEY
+    UPDATE` that the project's other writes hold, so it runs beside them (docs/architecture.md,
+    "Row locks"). SQLite, which runs one writer at a time, reads the row."""
+    if connection.vendor != "postgresql":
+        project = Project.objects.get(pk=project_id)
+    else:
+        meta = Project._meta
+        table, key = connection.ops.quote_name(meta.db_table), meta.pk.column
+        # Only model metadata (the quoted table, the key's column) is interpolated.
+        sql = f"SELECT * FROM {table} WHERE {key} = %s FOR KEY SHARE"  # noqa: S608
+        found = list(Project.objects.raw(sql, [project_id]))
+        if not found:
+            raise Project.DoesNotExist(f"No project {project_id}.")
+        project = found[0]
+    ensure_project_open(project)
+    return project
+
+
+def lock(model: type[M], pk: str, *, exclusive: bool = False) -> M:
+    """Re-read one row under `SELECT … FOR NO KEY UPDATE` for a state change — or, with
+    `exclusive`, `FOR UPDATE`, which also waits for the writes that hold the row with `FOR KEY
+    SHARE` (a project's status move: `hold_project_open`); an audited row is tracked
+    (`Audited.track`), so its entry's `before` values need no second read."""
+    obj = model.objects.select_for_update(no_key=not exclusive).get(pk=pk)
     return obj.track() if isinstance(obj, Audited) else obj
 
 

@@ -6,7 +6,9 @@ balance, so concurrent approvals are serialized and can never bill past `revised
 Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
 then the budget lines, all of them in one `SELECT … FOR NO KEY UPDATE` ordered by cost code
 (`budget_lines_adjust`), then the project's pay app and its lines (a change order's approval
-lands on the draft; the pay-app services lock the project before their pay app).
+lands on the draft; the pay-app services lock the project before their pay app). An invoice's
+coding skips the commitment and holds the project with `FOR KEY SHARE` only
+(`_lock_for_coding`), so it runs beside the commitment's approvals.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from jobcost.money import format_dollars, percent_of
 from jobcost.services.common import (
     check_writable,
     ensure_project_open,
+    hold_project_open,
     lock,
     lock_with,
     not_allowed,
@@ -125,6 +128,24 @@ def _lock_for_change(invoice_id: str) -> tuple[Commitment, Invoice]:
     invoice = lock_with(Invoice, invoice_id, "project")
     ensure_project_open(invoice.project)
     return commitment, invoice
+
+
+# The edits that leave the commitment's balance, the vendor's numbers and the billing periods
+# alone: they lock the invoice alone and hold the project open (`_lock_for_coding`).
+CODING_CHANGES = frozenset({"lines", "due_date"})
+
+
+def _lock_for_coding(invoice_id: str) -> Invoice:
+    """Lock an invoice alone, then hold its project open (`hold_project_open`: 409
+    `project_closed`), in two queries, for an edit within `CODING_CHANGES`: such an edit
+    checks nothing the commitment's, the vendor's or the project's exclusive lock guards, so
+    it does not queue behind the approvals and receipts on the invoice's commitment and
+    project. An approval of the same invoice locks the invoice after its commitment (the
+    documented order), so the two still exclude each other there; the tracked invoice is
+    returned with its project attached."""
+    invoice = lock(Invoice, invoice_id)
+    invoice.project = hold_project_open(invoice.project_id)
+    return invoice
 
 
 def _check_lines(invoice: Invoice, lines: list[dict]) -> None:
@@ -232,11 +253,16 @@ def invoice_create(
 def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
     amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
-    against the commitment; a new `invoice_date` against locked periods.
+    against the commitment; a new `invoice_date` against locked periods. An edit of `lines`
+    and `due_date` alone locks the invoice, not its commitment (`_lock_for_coding`).
 
     Emits: audit invoice.coded, invoice.updated; events invoice.coded.
     """
-    commitment, invoice = _lock_for_change(invoice_id)
+    if changes.keys() <= CODING_CHANGES:
+        # No new amount: the commitment's balance is never read below.
+        commitment, invoice = None, _lock_for_coding(invoice_id)
+    else:
+        commitment, invoice = _lock_for_change(invoice_id)
     if invoice.status not in (S.RECEIVED, S.CODED):
         raise not_allowed(
             invoice,

@@ -82,7 +82,9 @@ def project_update(*, project_id: str, changes: dict) -> Project:
 
     Emits: audit project.updated; events project.updated.
     """
-    project = lock(Project, project_id)
+    # A status move (a close above all) waits for the codings that hold the project open
+    # with `FOR KEY SHARE` (`hold_project_open`); other edits take the usual lock.
+    project = lock(Project, project_id, exclusive="status" in changes)
     ensure_project_open(project)
     check_writable(changes, WRITABLE)
     new_status = changes.get("status", project.status)

@@ -71,10 +71,6 @@ def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
     other = psycopg.connect(**params, autocommit=False)
     probe = psycopg.connect(**params, autocommit=True)
     holder = backend_pid(other)
-    cur = other.cursor()
-    cur.execute("SET deadlock_timeout = '5s'")
-    # PATCH /v1/invoices/{id} (services/invoices.py:132-134): commitment row, then project row.
-    cur.execute("SELECT 1 FROM jobcost_commitment WHERE id = %s FOR UPDATE", [job.commitment.pk])
     out = {}
 
     def approve():
@@ -84,14 +80,23 @@ def test_invoice_code_approval_does_not_deadlock_with_invoice_writes():
             connection.close()
 
     thread = threading.Thread(target=approve)
-    thread.start()
-    # The approval is queued on the commitment row this connection holds (seen in pg_locks).
-    until_blocked_by(probe, holder, alive=thread.is_alive)
-    probe.close()
-    cur.execute("SELECT 1 FROM jobcost_project WHERE id = %s FOR UPDATE", [job.project.pk])
-    other.rollback()
-    other.close()
-    thread.join(30)
+    try:
+        cur = other.cursor()
+        cur.execute("SET deadlock_timeout = '5s'")
+        # An invoice write in flight (an approval of the invoice: commitment, invoice, then
+        # project, services/invoices.py) holds the invoice, the first row a coding locks.
+        cur.execute("SELECT 1 FROM jobcost_invoice WHERE id = %s FOR UPDATE", [invoice.pk])
+        thread.start()
+        # The approval is queued on the invoice row this connection holds (seen in pg_locks).
+        until_blocked_by(probe, holder, alive=thread.is_alive)
+        # The write's next lock: the agent approval must not hold the project while it waits.
+        cur.execute("SELECT 1 FROM jobcost_project WHERE id = %s FOR UPDATE", [job.project.pk])
+        other.rollback()
+    finally:
+        probe.close()
+        other.close()
+        if thread.ident is not None:
+            thread.join(30)
     assert out["r"].status_code == 200, out["r"].content
     assert AgentAction.objects.get(pk=action_id).status == "approved"
 

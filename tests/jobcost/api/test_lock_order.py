@@ -3,14 +3,16 @@ then the invoice or change order, then the project, then the budget lines, then 
 pay app. An invoice approval and a commitment change order's approval on the same commitment
 therefore queue on the commitment, and a pay-app write and an owner change order's approval
 (which lands on the draft pay app) on the project, and can never hold each other's next lock
-(a deadlock, which PostgreSQL ends by failing one of them)."""
+(a deadlock, which PostgreSQL ends by failing one of them). An invoice's coding locks the
+invoice and holds the project open with `FOR KEY SHARE` only: it runs beside the approvals
+on its commitment, and a project's close waits for it."""
 
 import threading
 
 import pytest
 from django.db import connection, connections
 
-from jobcost.models import ChangeOrder, Commitment, CostCode, PayApp, Project
+from jobcost.models import ChangeOrder, Commitment, CostCode, Invoice, PayApp, Project
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
@@ -18,6 +20,8 @@ from tests.factories import (
     CostCodeFactory,
     ProjectFactory,
     make_change_order,
+    make_invoice,
+    make_job,
     make_key,
     make_pay_app,
 )
@@ -207,3 +211,127 @@ def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project(
     assert response.status_code == 201, response.content
     order.refresh_from_db()
     assert order.pay_app_id == response.json()["id"]
+
+
+def _coding(job, amount: int) -> dict:
+    """A coding body: one line of `amount` cents on the job's 03-000."""
+    return {"lines": [{"cost_code": job.codes["03-000"].pk, "amount": amount}]}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_coding_an_invoice_runs_beside_an_approval_holding_its_commitment_and_project():
+    """Another transaction holds the invoice's commitment and project `FOR NO KEY UPDATE`, as
+    an approval or a receipt on the same commitment does for its whole transaction. Coding
+    the invoice (lines only) must go through while they are held, not queue behind them."""
+    account = AccountFactory()
+    job = make_job(account)
+    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
+    _, secret = make_key(account, "admin")
+    holder = connections.create_connection("default")
+    results = {}
+
+    def call():
+        try:
+            results["response"] = Api(secret).patch(
+                f"/v1/invoices/{invoice.pk}", _coding(job, 40_000)
+            )
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=call)
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            for model, pk in ((Commitment, job.commitment.pk), (Project, job.project.pk)):
+                table = connection.ops.quote_name(model._meta.db_table)
+                cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [pk])
+        thread.start()
+        thread.join(timeout=30)  # a bound on a failure, not an order: it returns when done
+        assert not thread.is_alive(), "the coding queued behind the commitment or the project"
+    finally:
+        holder.close()
+        thread.join(timeout=60)
+    assert results["response"].status_code == 200, results["response"].content
+    invoice.refresh_from_db()
+    assert invoice.status == "coded"
+    assert list(invoice.lines.values_list("amount", flat=True)) == [40_000]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_invoice_amount_edit_still_waits_on_the_commitment():
+    """A new amount is checked against the commitment's balance, so that edit takes the
+    commitment's lock first, as an approval does."""
+    account = AccountFactory()
+    job = make_job(account)
+    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
+    _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Invoice, invoice.pk)
+
+    response = _queued_behind(
+        Commitment,
+        job.commitment.pk,
+        "NO KEY UPDATE",
+        lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", {"amount": 45_000}),
+        check,
+    )
+    assert response.status_code == 200, response.content
+    invoice.refresh_from_db()
+    assert invoice.amount == 45_000
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_coding_that_waited_for_a_close_reads_the_closed_project():
+    """A close holds the project `FOR UPDATE` (a status move's lock). A coding must queue
+    behind it and, once the close commits, read the closed project: 409 `project_closed`,
+    the invoice left uncoded."""
+    account = AccountFactory()
+    job = make_job(account)
+    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
+    _, secret = make_key(account, "admin")
+
+    def close(probe, holder):
+        table = connection.ops.quote_name(Project._meta.db_table)
+        with holder.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET status = 'closed' WHERE id = %s", [job.project.pk])
+        holder.commit()
+
+    response = _queued_behind(
+        Project,
+        job.project.pk,
+        "UPDATE",
+        lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", _coding(job, 40_000)),
+        close,
+    )
+    assert response.status_code == 409, response.content
+    assert response.json()["error"]["code"] == "project_closed"
+    invoice.refresh_from_db()
+    assert (invoice.status, invoice.lines.count()) == ("received", 0)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_closing_a_project_waits_for_a_coding_in_flight():
+    """A coding holds its project `FOR KEY SHARE` until it commits. Closing the project must
+    queue behind that (so no coding lands on a closed project), and go through after."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account, status="closeout")
+    _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Project, project.pk, "KEY SHARE")
+
+    response = _queued_behind(
+        Project,
+        project.pk,
+        "KEY SHARE",
+        lambda: Api(secret).patch(f"/v1/projects/{project.pk}", {"status": "closed"}),
+        check,
+    )
+    assert response.status_code == 200, response.content
+    project.refresh_from_db()
+    assert project.status == "closed"
