@@ -1,17 +1,20 @@
-"""Concurrent invoice approvals can never bill a commitment past its revised amount."""
+"""Concurrent invoice approvals can never bill a commitment past its revised amount, and
+codings running beside them never leave a budget line's actual off its approved lines."""
 
 import threading
 
 import pytest
 from django.db import connection
 
-from jobcost.models import BudgetLine, Commitment, Invoice, LienWaiver
+from jobcost.models import BudgetLine, Commitment, Invoice, InvoiceLine, LienWaiver
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
     CommitmentFactory,
     ProjectFactory,
     VendorFactory,
+    make_invoice,
+    make_job,
     make_key,
 )
 
@@ -127,3 +130,70 @@ def test_one_invoice_number_sent_to_a_vendors_commitments_on_eight_projects_at_o
     codes = {body["error"]["code"] for status, body in results if status == 409}
     assert codes == {"duplicate_invoice"}
     assert Invoice.objects.filter(vendor=vendor, number="7781").count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_codings_beside_approvals_on_one_commitment_keep_the_budget_exact():
+    """A coding locks the invoice alone, so it runs beside the approvals queued on the
+    commitment. Twenty-two calls at once on one commitment of 1,000,000 cents: ten coded
+    invoices approved, ten received ones coded, and one more invoice approved and recoded to
+    another cost code at the same moment. Every call is answered (the race's recoding either
+    lands before the approval or finds it approved: 409), never a deadlock or a 500; and each
+    cost code's `actual` is exactly the lines of the invoices approved on it."""
+    account = AccountFactory()
+    job = make_job(account)
+    concrete, finishes = job.codes["03-000"], job.codes["09-000"]
+    _, secret = make_key(account, "manager")
+    to_approve = [
+        make_invoice(job.commitment, amount=50_000, number=f"A-{n}", status="coded").pk
+        for n in range(10)
+    ]
+    to_code = [make_invoice(job.commitment, amount=50_000, number=f"C-{n}").pk for n in range(10)]
+    race = make_invoice(job.commitment, amount=30_000, number="RACE", status="coded").pk
+
+    def lines(code, amount):
+        return {"lines": [{"cost_code": code.pk, "amount": amount}]}
+
+    calls = [("approve", pk, f"/v1/invoices/{pk}/approve", None) for pk in to_approve]
+    calls += [("code", pk, f"/v1/invoices/{pk}", lines(concrete, 50_000)) for pk in to_code]
+    calls += [
+        ("approve", race, f"/v1/invoices/{race}/approve", None),
+        ("recode", race, f"/v1/invoices/{race}", lines(finishes, 30_000)),
+    ]
+    barrier = threading.Barrier(len(calls))
+    results: dict[tuple[str, str], int] = {}
+
+    def send(step: str, pk: str, path: str, body) -> None:
+        try:
+            client = Api(secret)
+            barrier.wait(timeout=30)
+            response = client.post(path) if body is None else client.patch(path, body)
+            results[(step, pk)] = response.status_code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=call) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert len(results) == len(calls)
+    assert results.pop(("recode", race)) in (200, 409)
+    assert set(results.values()) == {200}
+    assert Invoice.objects.filter(pk__in=to_code, status="coded").count() == 10
+    approved = Invoice.objects.filter(status="approved")
+    assert approved.count() == 11
+    posted = {concrete.pk: 0, finishes.pk: 0}
+    for code_id, amount in InvoiceLine.objects.filter(invoice__in=approved).values_list(
+        "cost_code_id", "amount"
+    ):
+        posted[code_id] += amount
+    actual = dict(
+        BudgetLine.objects.filter(cost_code_id__in=posted).values_list("cost_code_id", "actual")
+    )
+    assert actual == posted
+    assert sum(posted.values()) == 530_000
+    job.commitment.refresh_from_db()
+    assert job.commitment.billed_to_date == 530_000

@@ -335,3 +335,33 @@ def test_closing_a_project_waits_for_a_coding_in_flight():
     assert response.status_code == 200, response.content
     project.refresh_from_db()
     assert project.status == "closed"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_coding_waits_for_an_approval_holding_its_invoice_and_then_finds_it_approved():
+    """An approval holds the invoice (after its commitment) until it commits. A recoding of
+    that invoice must queue on the invoice row and, once the approval commits, refuse the
+    approved invoice (409): lines never change under an approval that posted them."""
+    account = AccountFactory()
+    job = make_job(account)
+    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1", status="coded")
+    _, secret = make_key(account, "admin")
+
+    def approve(probe, holder):
+        table = connection.ops.quote_name(Invoice._meta.db_table)
+        with holder.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET status = 'approved' WHERE id = %s", [invoice.pk])
+        holder.commit()
+
+    body = {"lines": [{"cost_code": job.codes["09-000"].pk, "amount": 40_000}]}
+    response = _queued_behind(
+        Invoice,
+        invoice.pk,
+        "NO KEY UPDATE",
+        lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", body),
+        approve,
+    )
+    assert response.status_code == 409, response.content
+    assert response.json()["error"]["code"] == "invalid_state_transition"
+    assert list(invoice.lines.values_list("cost_code_id", flat=True)) == [job.codes["03-000"].pk]
