@@ -213,6 +213,19 @@ def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project(
     assert order.pay_app_id == response.json()["id"]
 
 
+def _holder_commits_status(model, pk: str, status: str):
+    """A `check` for `_queued_behind`: the holder sets the row's status and commits, as the
+    write it stands for would (a close, an approval), which frees the row."""
+
+    def commit(probe, holder):
+        table = connection.ops.quote_name(model._meta.db_table)
+        with holder.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET status = %s WHERE id = %s", [status, pk])
+        holder.commit()
+
+    return commit
+
+
 def _coding(job, amount: int) -> dict:
     """A coding body: one line of `amount` cents on the job's 03-000."""
     return {"lines": [{"cost_code": job.codes["03-000"].pk, "amount": amount}]}
@@ -294,18 +307,12 @@ def test_a_coding_that_waited_for_a_close_reads_the_closed_project():
     invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
     _, secret = make_key(account, "admin")
 
-    def close(probe, holder):
-        table = connection.ops.quote_name(Project._meta.db_table)
-        with holder.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET status = 'closed' WHERE id = %s", [job.project.pk])
-        holder.commit()
-
     response = _queued_behind(
         Project,
         job.project.pk,
         "UPDATE",
         lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", _coding(job, 40_000)),
-        close,
+        _holder_commits_status(Project, job.project.pk, "closed"),
     )
     assert response.status_code == 409, response.content
     assert response.json()["error"]["code"] == "project_closed"
@@ -348,19 +355,13 @@ def test_a_coding_waits_for_an_approval_holding_its_invoice_and_then_finds_it_ap
     invoice = make_invoice(job.commitment, amount=40_000, number="INV-1", status="coded")
     _, secret = make_key(account, "admin")
 
-    def approve(probe, holder):
-        table = connection.ops.quote_name(Invoice._meta.db_table)
-        with holder.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET status = 'approved' WHERE id = %s", [invoice.pk])
-        holder.commit()
-
     body = {"lines": [{"cost_code": job.codes["09-000"].pk, "amount": 40_000}]}
     response = _queued_behind(
         Invoice,
         invoice.pk,
         "NO KEY UPDATE",
         lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", body),
-        approve,
+        _holder_commits_status(Invoice, invoice.pk, "approved"),
     )
     assert response.status_code == 409, response.content
     assert response.json()["error"]["code"] == "invalid_state_transition"
