@@ -235,8 +235,9 @@ def agent_action_approve(*, agent_action_id: str, scope: Scope) -> AgentAction:
     `agent_cannot_approve` for an agent actor.
 
     Locks: only the action row here; the project is checked by a plain read and the real
-    service then takes its own locks in its own order (commitment, invoice, project), so an
-    approval never waits in the opposite order to an ordinary invoice or budget write.
+    service then takes its own locks in its own order (an invoice's coding: the invoice, then
+    its project shared; docs/architecture.md, "Row locks"), so an approval never waits in the
+    opposite order to an ordinary invoice or budget write.
 
     Emits: audit agent_action.approved, agent_action.failed, budget_line.updated,
     change_order.created, daily_log.created, invoice.coded, rfi.created; events
