@@ -168,7 +168,9 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
 
 @service
 def commitment_close(*, commitment_id: str) -> Commitment:
-    """executed → closed: no more invoices; it stays in `committed`.
+    """executed → closed: no more invoices; it stays in `committed`. Locks the commitment `FOR
+    UPDATE`, so it waits for the invoices being received on it (which hold it `FOR KEY
+    SHARE`), and a receipt that waited for it reads it closed.
 
     Emits: audit commitment.closed; events commitment.closed.
     """
@@ -180,6 +182,7 @@ def commitment_close(*, commitment_id: str) -> Commitment:
         verb="close",
         action="closed",
         stamp="closed_at",
+        exclusive=True,
     )
 
 
@@ -188,10 +191,12 @@ def commitment_void(*, commitment_id: str) -> Commitment:
     """draft → void, or executed → void while nothing is billed (its revised amount leaves
     the budget's `committed`). Anything else is 409 `invalid_state_transition`.
 
+    Locks the commitment `FOR UPDATE`, as a close does (it waits for receipts in flight).
+
     Emits: audit budget_line.updated, commitment.voided; events budget.updated,
     commitment.voided.
     """
-    commitment = lock(Commitment, commitment_id)
+    commitment = lock(Commitment, commitment_id, exclusive=True)
     lock_open_project(commitment.project_id)
     was_executed = commitment.status == S.EXECUTED
     if commitment.status not in (S.DRAFT, S.EXECUTED):

@@ -18,6 +18,7 @@ from jobcost.error_codes import ProjectErrorCode, RequestErrorCode, ResourceErro
 from jobcost.errors import Conflict, InvalidRequest
 from jobcost.models import Project, ProjectStatus
 from jobcost.selectors import fresh
+from jobcost.selectors.instances import Plan, run
 
 M = TypeVar("M", bound=models.Model)
 F = TypeVar("F", bound=Callable)
@@ -94,33 +95,69 @@ def ensure_project_open(project: Project) -> None:
 # takes the stronger lock when it runs.
 
 
-def lock_open_project(project_id: str) -> Project:
-    """Lock the project row (so it cannot close under a child write) and check it is open."""
-    project = Project.objects.select_for_update(no_key=True).get(pk=project_id).track()
+def lock_open_project(project_id: str, *, exclusive: bool = False) -> Project:
+    """Lock the project row (so it cannot close under a child write) and check it is open;
+    `exclusive` locks it `FOR UPDATE`, which also waits for the writes that hold it `FOR KEY
+    SHARE` (a pay app's submission, which locks a billing period: `hold_project_open`)."""
+    project = Project.objects.select_for_update(no_key=not exclusive).get(pk=project_id).track()
     ensure_project_open(project)
     return project
 
 
-def hold_project_open(project_id: str) -> Project:
-    """Read the project under `SELECT … FOR KEY SHARE` and check it is open (409
-    `project_closed`), for a write to a child that moves none of the project's totals and none
-    of what its other writes check under the project's lock (an invoice's coding). The share
-    lock keeps the project from closing until the write commits — a status move locks the
-    project `FOR UPDATE` (`lock(..., exclusive=True)`), which waits for it, and a write that
-    waited for a close reads the closed row — yet it never queues behind the `FOR NO KEY
-    UPDATE` that the project's other writes hold, so it runs beside them (docs/architecture.md,
-    "Row locks"). SQLite, which runs one writer at a time, reads the row."""
+def hold(model: type[M], pk: str) -> M:
+    """Read one row under `SELECT … FOR KEY SHARE`: the lock a foreign-key check takes, which
+    keeps the row from a key change, a deletion and a `FOR UPDATE` (a status move that locks
+    `exclusive`) until this transaction ends, but which neither waits for nor blocks the `FOR
+    NO KEY UPDATE` of the row's other writes (docs/architecture.md, "Row locks"). Django's
+    `select_for_update` has no such strength, so the query is written here. Raises the
+    model's `DoesNotExist`. SQLite, which runs one writer at a time, reads the row."""
     if connection.vendor != "postgresql":
-        project = Project.objects.get(pk=project_id)
-    else:
-        meta = Project._meta
-        table, key = connection.ops.quote_name(meta.db_table), meta.pk.column
-        # Only model metadata (the quoted table, the key's column) is interpolated.
-        sql = f"SELECT * FROM {table} WHERE {key} = %s FOR KEY SHARE"  # noqa: S608
-        found = list(Project.objects.raw(sql, [project_id]))
-        if not found:
-            raise Project.DoesNotExist(f"No project {project_id}.")
-        project = found[0]
+        return model.objects.get(pk=pk)
+    meta = model._meta
+    table, key = connection.ops.quote_name(meta.db_table), meta.pk.column
+    # Only model metadata (the quoted table, the key's column) is interpolated.
+    sql = f"SELECT * FROM {table} WHERE {key} = %s FOR KEY SHARE"  # noqa: S608
+    found = list(model.objects.raw(sql, [pk]))
+    if not found:
+        raise model.DoesNotExist(f"No {meta.model_name} {pk}.")
+    return found[0]
+
+
+def hold_with(model: type[M], pk: str, *related: str, locked: tuple[str, ...] = ()) -> M:
+    """`hold` a row together with the rows its `related` foreign keys (non-null, forward)
+    point to, in one query, except the `locked` ones among them, which it locks `FOR NO KEY
+    UPDATE` as `lock_with` does: `SELECT … FOR NO KEY UPDATE OF <locked> FOR KEY SHARE OF
+    <the rest>`, which Django cannot write (so its SQL is Django's with the share clause
+    added, read into instances by `jobcost.selectors.instances.Plan`). Rows are locked in the
+    order `lock_with` names, each with its own strength. Raises the model's `DoesNotExist`.
+    SQLite, which runs one writer at a time, reads the rows."""
+    queryset = model.objects.select_related(*related).filter(pk=pk)
+    if connection.vendor != "postgresql":
+        return queryset.get()
+    if locked:
+        queryset = queryset.select_for_update(no_key=True, of=locked)
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    held = [model] + [model._meta.get_field(name).related_model for name in related]
+    held = [m for m, name in zip(held, ("self", *related), strict=True) if name not in locked]
+    tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in held)
+    found = Plan(compiler, queryset.db).instances(
+        run(f"{sql} FOR KEY SHARE OF {tables}", params, queryset.db)
+    )
+    if not found:
+        raise model.DoesNotExist(f"No {model._meta.model_name} {pk}.")
+    return found[0]
+
+
+def hold_project_open(project_id: str) -> Project:
+    """`hold` the project and check it is open (409 `project_closed`), for a write to a child
+    that moves none of the project's totals (an invoice's receipt or coding). The share lock
+    keeps the project from closing, and its billing periods from locking, until the write
+    commits — a status move and a pay app's submission lock the project `FOR UPDATE`, which
+    waits for it, and a write that waited for them reads the project and periods they left —
+    yet it never queues behind the `FOR NO KEY UPDATE` that the project's other writes hold,
+    so it runs beside them (docs/architecture.md, "Row locks")."""
+    project = hold(Project, project_id)
     ensure_project_open(project)
     return project
 
@@ -128,8 +165,8 @@ def hold_project_open(project_id: str) -> Project:
 def lock(model: type[M], pk: str, *, exclusive: bool = False) -> M:
     """Re-read one row under `SELECT … FOR NO KEY UPDATE` for a state change — or, with
     `exclusive`, `FOR UPDATE`, which also waits for the writes that hold the row with `FOR KEY
-    SHARE` (a project's status move: `hold_project_open`); an audited row is tracked
-    (`Audited.track`), so its entry's `before` values need no second read."""
+    SHARE` (`hold`: a project's status move, a commitment's close or void); an audited row is
+    tracked (`Audited.track`), so its entry's `before` values need no second read."""
     obj = model.objects.select_for_update(no_key=not exclusive).get(pk=pk)
     return obj.track() if isinstance(obj, Audited) else obj
 
@@ -283,14 +320,15 @@ def not_allowed(
     )
 
 
-def lock_project_first(model: type[M], pk: str) -> M:
-    """Lock a project child's open project (409 `project_closed`), then the child row
-    (tracked, as `lock` does): for the children that a write to their project locks after the
-    project (a change order's approval lands on the project's draft pay app), so that every
-    write takes the two in one order. The project's ID is read first, without a lock: a
-    child never moves to another project."""
+def lock_project_first(model: type[M], pk: str, *, exclusive: bool = False) -> M:
+    """Lock a project child's open project (409 `project_closed`; `FOR UPDATE` when
+    `exclusive`, as `lock_open_project`), then the child row (tracked, as `lock` does): for
+    the children that a write to their project locks after the project (a change order's
+    approval lands on the project's draft pay app), so that every write takes the two in one
+    order. The project's ID is read first, without a lock: a child never moves to another
+    project."""
     project_id = model.objects.values_list("project_id", flat=True).get(pk=pk)
-    lock_open_project(project_id)
+    lock_open_project(project_id, exclusive=exclusive)
     return lock(model, pk)
 
 
@@ -302,14 +340,18 @@ def lock_in_state(
     verb: str,
     message: str | None = None,
     project_first: bool = False,
+    exclusive: bool = False,
 ) -> M:
     """Lock a project child row and its open project (409 `project_closed`), the child first
     unless `project_first` (`lock_project_first`), and check its status is one of `allowed`
-    (409 `invalid_state_transition`)."""
+    (409 `invalid_state_transition`). `exclusive` locks the first of the two `FOR UPDATE`, so
+    the move waits for the writes holding that row `FOR KEY SHARE` (`hold`): a commitment's
+    close waits for the invoices being received on it, a pay app's submission for the
+    receipts and codings on its project."""
     if project_first:
-        obj = lock_project_first(model, pk)
+        obj = lock_project_first(model, pk, exclusive=exclusive)
     else:
-        obj = lock(model, pk)
+        obj = lock(model, pk, exclusive=exclusive)
         lock_open_project(obj.project_id)
     if obj.status not in allowed:
         raise not_allowed(obj, verb, message)
@@ -327,11 +369,18 @@ def transition(
     stamp: str | None = None,
     message: str | None = None,
     project_first: bool = False,
+    exclusive: bool = False,
 ) -> M:
-    """A plain state move: `lock_in_state` (with `project_first`), set `status = to` and the
-    `stamp` time field, save with the audit `action`."""
+    """A plain state move: `lock_in_state` (with `project_first` and `exclusive`), set
+    `status = to` and the `stamp` time field, save with the audit `action`."""
     obj = lock_in_state(
-        model, pk, allowed=allowed, verb=verb, message=message, project_first=project_first
+        model,
+        pk,
+        allowed=allowed,
+        verb=verb,
+        message=message,
+        project_first=project_first,
+        exclusive=exclusive,
     )
     obj.status = to
     if stamp:

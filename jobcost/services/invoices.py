@@ -6,9 +6,11 @@ balance, so concurrent approvals are serialized and can never bill past `revised
 Lock order everywhere: commitment, then invoice (or change order), then project, then vendor,
 then the budget lines, all of them in one `SELECT … FOR NO KEY UPDATE` ordered by cost code
 (`budget_lines_adjust`), then the project's pay app and its lines (a change order's approval
-lands on the draft; the pay-app services lock the project before their pay app). An invoice's
-coding skips the commitment and holds the project with `FOR KEY SHARE` only
-(`_lock_for_coding`), so it runs beside the commitment's approvals.
+lands on the draft; the pay-app services lock the project before their pay app). Two writes
+that move no balance take lighter locks and run beside the commitment's approvals: an
+invoice's receipt holds the commitment and the project with `FOR KEY SHARE` and locks the
+vendor (`_lock_for_receipt`), and its coding skips the commitment and holds the project so
+(`_lock_for_coding`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from jobcost.services.common import (
     check_writable,
     ensure_project_open,
     hold_project_open,
+    hold_with,
     lock,
     lock_with,
     not_allowed,
@@ -205,6 +208,24 @@ def _replace_lines(invoice: Invoice, lines: list[dict]) -> list[dict]:
     return [{"cost_code": cost_code, "amount": amount} for _pos, cost_code, amount in sorted(old)]
 
 
+def _lock_for_receipt(commitment_id: str) -> Commitment:
+    """Hold a commitment and its project `FOR KEY SHARE` and lock its vendor `FOR NO KEY
+    UPDATE` (its invoice numbers), in one query and in the documented lock order
+    (`hold_with`), then check the project is open (409 `project_closed`), for a new invoice.
+
+    A receipt moves no balance: it checks the commitment is executed, the amount within the
+    balance left, the vendor's numbers and the project's billing periods. The moves that
+    change what it checks lock `FOR UPDATE` and so wait for it (a commitment's close or void,
+    a pay app's submission, a project's status move); the approvals and change orders that
+    move the balance do not, and it does not queue behind them. Read against a balance that
+    an approval in flight is lowering, the receipt is the earlier of the two writes, and the
+    approval re-checks the balance under its own lock (docs/architecture.md, "Row locks").
+    Returns the commitment with its project and vendor attached."""
+    commitment = hold_with(Commitment, commitment_id, "project", "vendor", locked=("vendor",))
+    ensure_project_open(commitment.project)
+    return commitment
+
+
 @service
 def invoice_create(
     *,
@@ -220,8 +241,7 @@ def invoice_create(
 
     Emits: audit invoice.created; events invoice.created.
     """
-    commitment = lock_with(Commitment, commitment.pk, "project", "vendor")
-    ensure_project_open(commitment.project)
+    commitment = _lock_for_receipt(commitment.pk)
     if commitment.status != CommitmentStatus.EXECUTED:
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}; invoices need an "

@@ -344,12 +344,19 @@ def pay_app_submit(
     """draft → submitted; locks the period. With waivers missing for the period, 422
     `lien_waivers_missing` naming the vendors, unless `allow_missing_waivers`: then the
     override, the missing vendors and the `reason` given for it (the back office asks for
-    one) are recorded on the audit trail (`waiver_override`).
+    one) are recorded on the audit trail (`waiver_override`). Locks the project `FOR UPDATE`:
+    locking the period waits for the invoices being received (which hold the project `FOR
+    KEY SHARE` and check the periods), and a receipt that waited for it sees the period locked.
 
     Emits: audit pay_app.submitted, pay_app.waiver_override; events pay_app.submitted.
     """
     pay_app = lock_in_state(
-        PayApp, pay_app_id, allowed=(S.DRAFT,), verb="submit", project_first=True
+        PayApp,
+        pay_app_id,
+        allowed=(S.DRAFT,),
+        verb="submit",
+        project_first=True,
+        exclusive=True,
     )
     missing = vendors_missing_waivers(pay_app)
     note = ""

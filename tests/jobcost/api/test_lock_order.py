@@ -3,16 +3,17 @@ then the invoice or change order, then the project, then the budget lines, then 
 pay app. An invoice approval and a commitment change order's approval on the same commitment
 therefore queue on the commitment, and a pay-app write and an owner change order's approval
 (which lands on the draft pay app) on the project, and can never hold each other's next lock
-(a deadlock, which PostgreSQL ends by failing one of them). An invoice's coding locks the
-invoice and holds the project open with `FOR KEY SHARE` only: it runs beside the approvals
-on its commitment, and a project's close waits for it."""
+(a deadlock, which PostgreSQL ends by failing one of them). An invoice's receipt and its
+coding move no balance: they hold the commitment (the receipt) and the project with `FOR KEY
+SHARE` only and run beside the approvals on the commitment, while the moves that change what
+they check (a close or void, a project's status move, a pay app's submission) wait for them."""
 
 import threading
 
 import pytest
 from django.db import connection, connections
 
-from jobcost.models import ChangeOrder, Commitment, CostCode, Invoice, PayApp, Project
+from jobcost.models import ChangeOrder, Commitment, CostCode, Invoice, PayApp, Project, Vendor
 from tests.conftest import Api
 from tests.factories import (
     AccountFactory,
@@ -231,24 +232,17 @@ def _coding(job, amount: int) -> dict:
     return {"lines": [{"cost_code": job.codes["03-000"].pk, "amount": amount}]}
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_coding_an_invoice_runs_beside_an_approval_holding_its_commitment_and_project():
-    """Another transaction holds the invoice's commitment and project `FOR NO KEY UPDATE`, as
-    an approval or a receipt on the same commitment does for its whole transaction. Coding
-    the invoice (lines only) must go through while they are held, not queue behind them."""
-    account = AccountFactory()
-    job = make_job(account)
-    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
-    _, secret = make_key(account, "admin")
+def _beside_held(rows, send) -> object:
+    """Hold `rows` ((model, pk) pairs) `FOR NO KEY UPDATE` on a connection of its own, as an
+    approval or an amount edit on the same commitment does for its whole transaction, and
+    make the API call `send()` in a thread: it must go through while they are held, not queue
+    behind them. Returns its response."""
     holder = connections.create_connection("default")
     results = {}
 
     def call():
         try:
-            results["response"] = Api(secret).patch(
-                f"/v1/invoices/{invoice.pk}", _coding(job, 40_000)
-            )
+            results["response"] = send()
         finally:
             connection.close()
 
@@ -256,19 +250,184 @@ def test_coding_an_invoice_runs_beside_an_approval_holding_its_commitment_and_pr
     try:
         holder.set_autocommit(False)
         with holder.cursor() as cursor:
-            for model, pk in ((Commitment, job.commitment.pk), (Project, job.project.pk)):
+            for model, pk in rows:
                 table = connection.ops.quote_name(model._meta.db_table)
                 cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [pk])
         thread.start()
         thread.join(timeout=30)  # a bound on a failure, not an order: it returns when done
-        assert not thread.is_alive(), "the coding queued behind the commitment or the project"
+        assert not thread.is_alive(), f"the call queued behind one of {rows}"
     finally:
         holder.close()
         thread.join(timeout=60)
-    assert results["response"].status_code == 200, results["response"].content
+    return results["response"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_coding_an_invoice_runs_beside_an_approval_holding_its_commitment_and_project():
+    """Coding an invoice (lines only) goes through while another write holds its commitment
+    and project."""
+    account = AccountFactory()
+    job = make_job(account)
+    invoice = make_invoice(job.commitment, amount=40_000, number="INV-1")
+    _, secret = make_key(account, "admin")
+
+    response = _beside_held(
+        ((Commitment, job.commitment.pk), (Project, job.project.pk)),
+        lambda: Api(secret).patch(f"/v1/invoices/{invoice.pk}", _coding(job, 40_000)),
+    )
+    assert response.status_code == 200, response.content
     invoice.refresh_from_db()
     assert invoice.status == "coded"
     assert list(invoice.lines.values_list("amount", flat=True)) == [40_000]
+
+
+def _receipt(job, number: str = "INV-9", invoice_date: str = "2026-11-02") -> dict:
+    """A `POST /v1/invoices` body: 40,000 cents on the job's commitment."""
+    return {
+        "commitment": job.commitment.pk,
+        "number": number,
+        "invoice_date": invoice_date,
+        "amount": 40_000,
+    }
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_receiving_an_invoice_runs_beside_an_approval_holding_its_commitment_and_project():
+    """A receipt moves no balance: it goes through while an approval on the same commitment
+    holds the commitment and the project, and what it checked still holds (the balance, the
+    vendor's numbers)."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+
+    response = _beside_held(
+        ((Commitment, job.commitment.pk), (Project, job.project.pk)),
+        lambda: Api(secret).post("/v1/invoices", _receipt(job)),
+    )
+    assert response.status_code == 201, response.content
+    assert (response.json()["status"], response.json()["amount"]) == ("received", 40_000)
+    again = Api(secret).post("/v1/invoices", _receipt(job))
+    assert again.status_code == 409 and again.json()["error"]["code"] == "duplicate_invoice"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_receipt_waits_on_the_vendor_for_its_invoice_numbers():
+    """Two receipts from one vendor take turns on the vendor (its invoice numbers), so the
+    second of two with the same number finds the first (409 `duplicate_invoice`)."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Commitment, job.commitment.pk, "NO KEY UPDATE")
+        assert _lockable_now(probe, Project, job.project.pk, "NO KEY UPDATE")
+
+    response = _queued_behind(
+        Vendor,
+        job.vendor.pk,
+        "NO KEY UPDATE",
+        lambda: Api(secret).post("/v1/invoices", _receipt(job)),
+        check,
+    )
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("move", ["close", "void"])
+def test_closing_or_voiding_a_commitment_waits_for_a_receipt_in_flight(move):
+    """A receipt holds its commitment `FOR KEY SHARE` until it commits. A close or void must
+    queue behind that (so no invoice is received on a closed or void commitment), and go
+    through after."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Commitment, job.commitment.pk, "KEY SHARE")
+
+    response = _queued_behind(
+        Commitment,
+        job.commitment.pk,
+        "KEY SHARE",
+        lambda: Api(secret).post(f"/v1/commitments/{job.commitment.pk}/{move}"),
+        check,
+    )
+    assert response.status_code == 200, response.content
+    job.commitment.refresh_from_db()
+    assert job.commitment.status == {"close": "closed", "void": "void"}[move]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_receipt_that_waited_for_a_close_reads_the_closed_commitment():
+    """A close holds the commitment `FOR UPDATE`. A receipt must queue behind it and, once the
+    close commits, read the closed commitment: 409 `commitment_not_executed`, no invoice."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+
+    response = _queued_behind(
+        Commitment,
+        job.commitment.pk,
+        "UPDATE",
+        lambda: Api(secret).post("/v1/invoices", _receipt(job)),
+        _holder_commits_status(Commitment, job.commitment.pk, "closed"),
+    )
+    assert response.status_code == 409, response.content
+    assert response.json()["error"]["code"] == "commitment_not_executed"
+    assert Invoice.objects.count() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_submitting_a_pay_app_waits_for_a_receipt_in_flight():
+    """A receipt holds its project `FOR KEY SHARE` and checks the billing periods. Submitting
+    a pay app locks a period, so it must queue behind the receipt, and go through after."""
+    account = AccountFactory()
+    job = make_job(account)
+    pay_app = make_pay_app(job.project, "2026-11-01", "2026-11-30")
+    _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, PayApp, pay_app.pk)
+
+    response = _queued_behind(
+        Project,
+        job.project.pk,
+        "KEY SHARE",
+        lambda: Api(secret).post(
+            f"/v1/pay-apps/{pay_app.pk}/submit", {"allow_missing_waivers": True}
+        ),
+        check,
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "submitted"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_receipt_that_waited_for_a_submission_finds_its_period_locked():
+    """A submission holds the project `FOR UPDATE` and locks its period. A receipt dated in
+    that period must queue behind it and, once it commits, refuse: 422 `period_locked`."""
+    account = AccountFactory()
+    job = make_job(account)
+    pay_app = make_pay_app(job.project, "2026-11-01", "2026-11-30")
+    _, secret = make_key(account, "admin")
+
+    response = _queued_behind(
+        Project,
+        job.project.pk,
+        "UPDATE",
+        lambda: Api(secret).post("/v1/invoices", _receipt(job, invoice_date="2026-11-15")),
+        _holder_commits_status(PayApp, pay_app.pk, "submitted"),
+    )
+    assert response.status_code == 422, response.content
+    assert response.json()["error"]["code"] == "period_locked"
+    assert Invoice.objects.count() == 0
 
 
 @pytest.mark.postgres
