@@ -1,12 +1,13 @@
-"""`python manage.py bench_writes [--clients 8] [--seconds 20]`
+"""`python manage.py bench_writes [--clients 8] [--seconds 20] [--workers 2] [--threads 4]`
 
 Write throughput through the production server (README "Benchmarks", "Writes"), beside its
 ceiling measured in the same run:
 
-- **The figure**: gunicorn started with `config/gunicorn.conf.py` (2 workers × 4 threads, the
-  settings of this 2-core machine) on a free loopback port; `--clients` threads, each with its
-  own keep-alive connection, take invoices through create → code → approve on ONE executed
-  commitment (the hot row every approval locks), for `--seconds` after a 2-second warm-up.
+- **The figure**: gunicorn started with `config/gunicorn.conf.py` (`--workers` × `--threads`,
+  2 × 4 by default: the settings of this 2-core machine) on a free loopback port;
+  `--clients` threads, each with its own keep-alive connection, take invoices through create
+  → code → approve on ONE executed commitment (the hot row every approval locks), for
+  `--seconds` after a 2-second warm-up.
   A run in which a worker did under half an even share of the workers' CPU (one worker held
   nearly every connection, which halves the rate at random) is run again with new
   connections, up to 5 times. It prints write requests per second, invoice cycles per second
@@ -219,8 +220,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--clients", type=int, default=8)
         parser.add_argument("--seconds", type=int, default=20)
+        parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+        parser.add_argument("--threads", type=int, default=4, help="threads per worker")
 
-    def handle(self, *args, clients: int, seconds: int, **options):
+    def handle(self, *args, clients: int, seconds: int, workers: int, threads: int, **options):
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         if connection.vendor != "postgresql" or not settings.REDIS_URL:
             raise CommandError("bench_writes needs PostgreSQL (DATABASE_URL) and REDIS_URL.")
@@ -239,8 +242,8 @@ class Command(BaseCommand):
             counts = _queries_per_request(secret, probe_commitment.pk, probe_code.pk)
             env = {
                 **os.environ,
-                "GUNICORN_WORKERS": "2",
-                "GUNICORN_THREADS": "4",
+                "GUNICORN_WORKERS": str(workers),
+                "GUNICORN_THREADS": str(threads),
                 "GUNICORN_ACCESS_LOG": "off",
             }
             with gunicorn_server("config.wsgi:application", env) as server:
@@ -264,7 +267,10 @@ class Command(BaseCommand):
         writes = 3 * invoices
         tps = _pgbench(clients, seconds)
         out = self.stdout.write
-        out(f"Write bench: {clients} clients, {seconds} s measured, gunicorn 2 workers × 4 threads")
+        out(
+            f"Write bench: {clients} clients, {seconds} s measured, "
+            f"gunicorn {workers} workers × {threads} threads"
+        )
         out(f"  queries per request: {counts}")
         for step in ("create", "code", "approve"):
             times = sorted(t for c in cycles for t in c.steps[step])
