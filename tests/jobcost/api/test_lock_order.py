@@ -525,3 +525,45 @@ def test_a_coding_waits_for_an_approval_holding_its_invoice_and_then_finds_it_ap
     assert response.status_code == 409, response.content
     assert response.json()["error"]["code"] == "invalid_state_transition"
     assert list(invoice.lines.values_list("cost_code_id", flat=True)) == [job.codes["03-000"].pk]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_change_order_approved_and_held_while_a_pay_app_is_created_lands_on_the_next():
+    """A pay app's creation locks the approved owner change orders it lands, then its project,
+    then takes those approved meanwhile only if no other transaction holds them (`SKIP
+    LOCKED`: waiting while holding the project could deadlock). One approved while the
+    creation waits for the project, and held by another write when it looks, is left for the
+    next pay app: the creation goes through without it."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account, contract_amount=1_000_000)
+    code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
+    order = make_change_order(project, cost_code=code, amount=50_000, status="pending")
+    _, secret = make_key(account, "admin")
+    body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
+    keeper = connections.create_connection("default")
+    table = connection.ops.quote_name(ChangeOrder._meta.db_table)
+
+    def approve_and_hold(probe, holder):
+        with probe.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET status = 'approved' WHERE id = %s", [order.pk])
+        probe.commit()
+        keeper.set_autocommit(False)
+        with keeper.cursor() as cursor:
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [order.pk])
+
+    try:
+        response = _queued_behind(
+            Project,
+            project.pk,
+            "NO KEY UPDATE",
+            lambda: Api(secret).post("/v1/pay-apps", body),
+            approve_and_hold,
+        )
+    finally:
+        keeper.close()
+    assert response.status_code == 201, response.content
+    pay_app = PayApp.objects.get(pk=response.json()["id"])
+    order.refresh_from_db()
+    assert [line.item for line in pay_app.lines.all()] == ["1"]  # the cost code's row alone
+    assert (order.status, order.pay_app_id) == ("approved", None)
