@@ -26,6 +26,7 @@ from jobcost.services.common import (
     ensure_free,
     ensure_same_account,
     lock,
+    lock_exclusively,
     lock_open_project,
     next_number,
     not_allowed,
@@ -169,8 +170,9 @@ def commitment_execute(*, commitment_id: str) -> Commitment:
 @service
 def commitment_close(*, commitment_id: str) -> Commitment:
     """executed → closed: no more invoices; it stays in `committed`. Locks the commitment `FOR
-    UPDATE`, so it waits for the invoices being received on it (which hold it `FOR KEY
-    SHARE`), and a receipt that waited for it reads it closed.
+    UPDATE` once its project is locked (`lock_exclusively`), so it waits for the invoices being
+    received on it (which hold it `FOR KEY SHARE`), and a receipt that waited for it reads it
+    closed.
 
     Emits: audit commitment.closed; events commitment.closed.
     """
@@ -191,13 +193,15 @@ def commitment_void(*, commitment_id: str) -> Commitment:
     """draft → void, or executed → void while nothing is billed (its revised amount leaves
     the budget's `committed`). Anything else is 409 `invalid_state_transition`.
 
-    Locks the commitment `FOR UPDATE`, as a close does (it waits for receipts in flight).
+    Locks the commitment `FOR UPDATE` once its project is locked, as a close does (it waits
+    for receipts in flight).
 
     Emits: audit budget_line.updated, commitment.voided; events budget.updated,
     commitment.voided.
     """
-    commitment = lock(Commitment, commitment_id, exclusive=True)
+    commitment = lock(Commitment, commitment_id)
     lock_open_project(commitment.project_id)
+    lock_exclusively(Commitment, commitment_id)
     was_executed = commitment.status == S.EXECUTED
     if commitment.status not in (S.DRAFT, S.EXECUTED):
         raise not_allowed(commitment, "void")

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from django.db import IntegrityError, connection, models, transaction
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from audit import services as audit
@@ -124,26 +125,33 @@ def hold(model: type[M], pk: str) -> M:
 
 
 def hold_with(model: type[M], pk: str, *related: str, locked: tuple[str, ...] = ()) -> M:
-    """`hold` a row together with the rows its `related` foreign keys (non-null, forward)
-    point to, in one query, except the `locked` ones among them, which it locks `FOR NO KEY
-    UPDATE` as `lock_with` does: `SELECT … FOR NO KEY UPDATE OF <locked> FOR KEY SHARE OF
-    <the rest>`, which Django cannot write (so its SQL is Django's with the share clause
-    added, read into instances by `jobcost.selectors.instances.Plan`). Rows are locked in the
-    order `lock_with` names, each with its own strength. Raises the model's `DoesNotExist`.
+    """`hold` a row together with the rows its `related` foreign keys point to (non-null,
+    forward, each to a table of its own), in one query, except the `locked` ones among them,
+    which it locks `FOR NO KEY UPDATE` as `lock_with` does. Django cannot write mixed
+    strengths, so its SQL gets one locking clause per table, in the order given —
+    `… FOR KEY SHARE OF <model> FOR KEY SHARE OF <related> … FOR NO KEY UPDATE OF <locked>` —
+    since PostgreSQL locks a row's tables in the order of the clauses naming them (the row
+    first, then `related` in order: the documented lock order), and the rows are built by
+    `jobcost.selectors.instances.Plan`. Raises the model's `DoesNotExist`, and Django's
+    `TransactionManagementError` outside a transaction (the share locks would end at once).
     SQLite, which runs one writer at a time, reads the rows."""
     queryset = model.objects.select_related(*related).filter(pk=pk)
     if connection.vendor != "postgresql":
         return queryset.get()
-    if locked:
-        queryset = queryset.select_for_update(no_key=True, of=locked)
+    if connection.get_autocommit():
+        raise TransactionManagementError("hold_with needs a transaction.")
+    tables = [model._meta.db_table]
+    tables += [model._meta.get_field(name).related_model._meta.db_table for name in related]
+    if len(set(tables)) != len(tables):
+        raise ValueError(f"hold_with locks each table once: {tables}")
+    clauses = " ".join(
+        f"FOR {'NO KEY UPDATE' if name in locked else 'KEY SHARE'} OF "
+        f"{connection.ops.quote_name(table)}"
+        for name, table in zip(("self", *related), tables, strict=True)
+    )
     compiler = queryset.query.get_compiler(using=queryset.db)
     sql, params = compiler.as_sql()
-    held = [model] + [model._meta.get_field(name).related_model for name in related]
-    held = [m for m, name in zip(held, ("self", *related), strict=True) if name not in locked]
-    tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in held)
-    found = Plan(compiler, queryset.db).instances(
-        run(f"{sql} FOR KEY SHARE OF {tables}", params, queryset.db)
-    )
+    found = Plan(compiler, queryset.db).instances(run(f"{sql} {clauses}", params, queryset.db))
     if not found:
         raise model.DoesNotExist(f"No {model._meta.model_name} {pk}.")
     return found[0]
@@ -165,10 +173,21 @@ def hold_project_open(project_id: str) -> Project:
 def lock(model: type[M], pk: str, *, exclusive: bool = False) -> M:
     """Re-read one row under `SELECT … FOR NO KEY UPDATE` for a state change — or, with
     `exclusive`, `FOR UPDATE`, which also waits for the writes that hold the row with `FOR KEY
-    SHARE` (`hold`: a project's status move, a commitment's close or void); an audited row is
-    tracked (`Audited.track`), so its entry's `before` values need no second read."""
+    SHARE` (`hold`: a project's status move); an audited row is tracked (`Audited.track`), so
+    its entry's `before` values need no second read. A child row that such writes hold is
+    locked plainly, then raised with `lock_exclusively` once its project is locked."""
     obj = model.objects.select_for_update(no_key=not exclusive).get(pk=pk)
     return obj.track() if isinstance(obj, Audited) else obj
+
+
+def lock_exclusively(model: type[M], pk: str) -> None:
+    """Raise this transaction's `FOR NO KEY UPDATE` on a row to `FOR UPDATE`, which waits for
+    the writes holding it `FOR KEY SHARE` (`hold`) and keeps new ones out until the commit.
+    Called once the row's project is locked as well, never before: the writes that lock the
+    project and then insert a row referring to this one (a commitment change order's or lien
+    waiver's creation, whose foreign-key check at commit takes `FOR KEY SHARE` on it) are then
+    either done or still waiting for the project, so neither waits for the other."""
+    model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).get()
 
 
 def lock_with(model: type[M], pk: str, *related: str) -> M:
@@ -344,15 +363,18 @@ def lock_in_state(
 ) -> M:
     """Lock a project child row and its open project (409 `project_closed`), the child first
     unless `project_first` (`lock_project_first`), and check its status is one of `allowed`
-    (409 `invalid_state_transition`). `exclusive` locks the first of the two `FOR UPDATE`, so
-    the move waits for the writes holding that row `FOR KEY SHARE` (`hold`): a commitment's
-    close waits for the invoices being received on it, a pay app's submission for the
-    receipts and codings on its project."""
+    (409 `invalid_state_transition`). `exclusive` also locks a row `FOR UPDATE`, so the move
+    waits for the writes holding it `FOR KEY SHARE` (`hold`): with `project_first`, the
+    project, from the start (a pay app's submission waits for the receipts and codings on its
+    project); else the child, once the project is locked too (`lock_exclusively`: a
+    commitment's close waits for the invoices being received on it)."""
     if project_first:
         obj = lock_project_first(model, pk, exclusive=exclusive)
     else:
-        obj = lock(model, pk, exclusive=exclusive)
+        obj = lock(model, pk)
         lock_open_project(obj.project_id)
+        if exclusive:
+            lock_exclusively(model, pk)
     if obj.status not in allowed:
         raise not_allowed(obj, verb, message)
     return obj

@@ -315,15 +315,17 @@ def test_receiving_an_invoice_runs_beside_an_approval_holding_its_commitment_and
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_receipt_waits_on_the_vendor_for_its_invoice_numbers():
-    """Two receipts from one vendor take turns on the vendor (its invoice numbers), so the
-    second of two with the same number finds the first (409 `duplicate_invoice`)."""
+    """Two receipts from one vendor take turns on the vendor (its invoice numbers), the last
+    of its three rows: while it waits there, it already holds the commitment and the project
+    (`FOR KEY SHARE`: a close could not take them) yet leaves them to the approvals."""
     account = AccountFactory()
     job = make_job(account)
     _, secret = make_key(account, "admin")
 
     def check(probe, holder):
-        assert _lockable_now(probe, Commitment, job.commitment.pk, "NO KEY UPDATE")
-        assert _lockable_now(probe, Project, job.project.pk, "NO KEY UPDATE")
+        for model, pk in ((Commitment, job.commitment.pk), (Project, job.project.pk)):
+            assert _lockable_now(probe, model, pk, "NO KEY UPDATE")
+            assert not _lockable_now(probe, model, pk, "UPDATE")
 
     response = _queued_behind(
         Vendor,
@@ -363,19 +365,55 @@ def test_closing_or_voiding_a_commitment_waits_for_a_receipt_in_flight(move):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_receipt_that_waited_for_a_close_reads_the_closed_commitment():
-    """A close holds the commitment `FOR UPDATE`. A receipt must queue behind it and, once the
-    close commits, read the closed commitment: 409 `commitment_not_executed`, no invoice."""
+@pytest.mark.parametrize("move", ["close", "void"])
+def test_a_close_or_void_waiting_on_its_project_leaves_the_commitment_referable(move):
+    """A close or void locks the commitment, then waits for the project, which another write
+    holds, as a commitment change order's or lien waiver's creation does while it inserts a
+    row referring to the commitment. Until it has the project, its lock on the commitment must
+    not stop that insert's foreign-key check (`FOR KEY SHARE`), or each would wait for the
+    other: it raises the lock to `FOR UPDATE` only once it holds the project too."""
     account = AccountFactory()
     job = make_job(account)
     _, secret = make_key(account, "admin")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Commitment, job.commitment.pk, "KEY SHARE")
+        assert not _lockable_now(probe, Commitment, job.commitment.pk, "NO KEY UPDATE")
+
+    response = _queued_behind(
+        Project,
+        job.project.pk,
+        "NO KEY UPDATE",
+        lambda: Api(secret).post(f"/v1/commitments/{job.commitment.pk}/{move}"),
+        check,
+    )
+    assert response.status_code == 200, response.content
+    job.commitment.refresh_from_db()
+    assert job.commitment.status == {"close": "closed", "void": "void"}[move]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_receipt_that_waited_for_a_close_reads_the_closed_commitment():
+    """A close holds the commitment `FOR UPDATE`. A receipt must queue behind it, its first
+    row (holding nothing yet: the vendor stays free), and, once the close commits, read the
+    closed commitment: 409 `commitment_not_executed`, no invoice."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+    close = _holder_commits_status(Commitment, job.commitment.pk, "closed")
+
+    def check(probe, holder):
+        assert _lockable_now(probe, Vendor, job.vendor.pk, "NO KEY UPDATE")
+        assert _lockable_now(probe, Project, job.project.pk, "UPDATE")
+        close(probe, holder)
 
     response = _queued_behind(
         Commitment,
         job.commitment.pk,
         "UPDATE",
         lambda: Api(secret).post("/v1/invoices", _receipt(job)),
-        _holder_commits_status(Commitment, job.commitment.pk, "closed"),
+        check,
     )
     assert response.status_code == 409, response.content
     assert response.json()["error"]["code"] == "commitment_not_executed"
