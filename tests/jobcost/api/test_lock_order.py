@@ -227,6 +227,20 @@ def _holder_commits_status(model, pk: str, status: str):
     return commit
 
 
+def _waits_for_a_share(model, pk: str, send, also=None) -> object:
+    """`_queued_behind` a `FOR KEY SHARE` on `model`'s row `pk`, as a receipt or coding in
+    flight holds it: the API call `send()` (a move that locks the row `FOR UPDATE`) must queue
+    behind it while other share holders still get the row; `also(probe)` checks more while it
+    waits. Returns the call's response once the share is released."""
+
+    def check(probe, holder):
+        assert _lockable_now(probe, model, pk, "KEY SHARE")
+        if also is not None:
+            also(probe)
+
+    return _queued_behind(model, pk, "KEY SHARE", send, check)
+
+
 def _coding(job, amount: int) -> dict:
     """A coding body: one line of `amount` cents on the job's 03-000."""
     return {"lines": [{"cost_code": job.codes["03-000"].pk, "amount": amount}]}
@@ -348,15 +362,10 @@ def test_closing_or_voiding_a_commitment_waits_for_a_receipt_in_flight(move):
     job = make_job(account)
     _, secret = make_key(account, "admin")
 
-    def check(probe, holder):
-        assert _lockable_now(probe, Commitment, job.commitment.pk, "KEY SHARE")
-
-    response = _queued_behind(
+    response = _waits_for_a_share(
         Commitment,
         job.commitment.pk,
-        "KEY SHARE",
         lambda: Api(secret).post(f"/v1/commitments/{job.commitment.pk}/{move}"),
-        check,
     )
     assert response.status_code == 200, response.content
     job.commitment.refresh_from_db()
@@ -430,17 +439,16 @@ def test_submitting_a_pay_app_waits_for_a_receipt_in_flight():
     pay_app = make_pay_app(job.project, "2026-11-01", "2026-11-30")
     _, secret = make_key(account, "admin")
 
-    def check(probe, holder):
+    def pay_app_still_free(probe):
         assert _lockable_now(probe, PayApp, pay_app.pk)
 
-    response = _queued_behind(
+    response = _waits_for_a_share(
         Project,
         job.project.pk,
-        "KEY SHARE",
         lambda: Api(secret).post(
             f"/v1/pay-apps/{pay_app.pk}/submit", {"allow_missing_waivers": True}
         ),
-        check,
+        also=pay_app_still_free,
     )
     assert response.status_code == 200, response.content
     assert response.json()["status"] == "submitted"
@@ -526,15 +534,10 @@ def test_closing_a_project_waits_for_a_coding_in_flight():
     project = ProjectFactory(account=account, status="closeout")
     _, secret = make_key(account, "admin")
 
-    def check(probe, holder):
-        assert _lockable_now(probe, Project, project.pk, "KEY SHARE")
-
-    response = _queued_behind(
+    response = _waits_for_a_share(
         Project,
         project.pk,
-        "KEY SHARE",
         lambda: Api(secret).patch(f"/v1/projects/{project.pk}", {"status": "closed"}),
-        check,
     )
     assert response.status_code == 200, response.content
     project.refresh_from_db()
