@@ -11,9 +11,10 @@ attribute read and at most one conversion per field.
 Field kinds are compiled by their exact class (a subclass may change the conversion, so it is
 not assumed to keep it): `CharField`, `ChoiceField`, `DateField`, `DateTimeField`,
 `IntegerField`, `BooleanField`, the API's `CentsField`, `PercentField`, `HoursField`,
-`ConstField` and `AuditTrailField`, nested serializers (one or `many=True`, compiled the same
-way) and `SerializerMethodField` (the method of a serializer made once per call with the
-caller's context, so a method's per-request cache keeps working). Any other field runs DRF's
+`ConstField`, `AuditTrailField` and `FigureField` (its figure of the row, called straight),
+nested serializers (one or `many=True`, compiled the same way) and `SerializerMethodField`
+(the method of a serializer made once per call with the caller's context, so a method's
+per-request cache keeps working). Any other field runs DRF's
 own `get_attribute` and `to_representation` on the field bound to that per-call serializer (it
 may read its parent or the context, as a pay app's G702 figures do), never on the shared
 template's. A serializer class that overrides `to_representation` (or nests a
@@ -40,7 +41,7 @@ from rest_framework.settings import api_settings
 
 from jobcost.api.fields import CentsField, HoursField, PercentField
 from jobcost.api.row_code import FieldPlan, row_function
-from jobcost.api.serializers import AuditTrailField, ConstField
+from jobcost.api.serializers import AuditTrailField, ConstField, FigureField
 
 # row, per-call state (context and method-field serializer) → the row's dict.
 RowFunction = Callable[[Any, "_Call"], dict]
@@ -171,6 +172,9 @@ def _compile_field(field, owner_class) -> Callable[[Any, _Call], Any]:
     if kind is ConstField:
         value = field.value
         return lambda row, call: value
+    if kind is FigureField:
+        figure = field.figure
+        return lambda row, call: figure(row)
     if kind is AuditTrailField:
         prefix = f"/v1/{field.collection}/"
         return lambda row, call: f"{prefix}{row.pk}/audit"
@@ -279,7 +283,7 @@ def _inline(field) -> tuple[str | None, str | None, Callable | None]:
     kind = type(field)
     if field.source == "*" or len(field.source_attrs) != 1:
         return None, None, None
-    if kind in (ConstField, AuditTrailField, serializers.SerializerMethodField):
+    if kind in (ConstField, AuditTrailField, FigureField, serializers.SerializerMethodField):
         return None, None, None
     name = field.source_attrs[0]
     if kind is serializers.CharField:

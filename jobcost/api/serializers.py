@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -25,6 +26,24 @@ class ConstField(serializers.Field):
 
     def to_representation(self, _instance):
         return self.value
+
+
+class FigureField(serializers.Field):
+    """A read-only figure computed from the whole row, such as a project's rollups:
+    `figure(row)` rendered as it returns it (integer cents, a `Decimal` percent), with
+    `schema` its OpenAPI schema. `jobcost.api.output` calls `figure` straight, without the
+    per-request serializer instance a `SerializerMethodField` needs (issue 13: a project's
+    eight rollups were a seventh of its retrieve)."""
+
+    def __init__(self, figure: Callable[[Any], Any], schema: dict, **kwargs):
+        self.figure = figure
+        kwargs["read_only"] = True
+        kwargs["source"] = "*"
+        super().__init__(**kwargs)
+        self._spectacular_annotation = {"field": schema}
+
+    def to_representation(self, row):
+        return self.figure(row)
 
 
 @extend_schema_field({"type": "string", "example": "/v1/projects/prj_…/audit"})

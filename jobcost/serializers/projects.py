@@ -1,16 +1,26 @@
 """Project shape, with the rollups (docs/computations.md) (all computed, read-only)."""
 
-from drf_spectacular.utils import extend_schema_field
+from collections.abc import Callable
+from decimal import Decimal
+from operator import attrgetter
+
 from rest_framework import serializers
 
 from jobcost.api.fields import CentsField, PercentField
-from jobcost.api.serializers import InputSerializer, ResourceSerializer
-from jobcost.models import ProjectStatus
+from jobcost.api.serializers import FigureField, InputSerializer, ResourceSerializer
+from jobcost.models import Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
 from jobcost.serializers.refs import ref
 
 CENTS = {"type": "integer", "format": "int64", "readOnly": True}
 PCT = {"type": "number", "readOnly": True}
+
+
+def _figure(name: str) -> Callable[[Project], int | Decimal]:
+    """The rollup figure `name` of a project read through `visible.with_rollups`
+    (`project_rollup`, docs/computations.md): integer cents, or a `Decimal` percent."""
+    read = attrgetter(name)
+    return lambda project: read(project_rollup(project))
 
 
 class ProjectSerializer(ResourceSerializer):
@@ -22,53 +32,15 @@ class ProjectSerializer(ResourceSerializer):
     currency = serializers.CharField()
     contract_amount = CentsField()
     approved_changes = CentsField(allow_negative=True, read_only=True)
-    revised_contract = serializers.SerializerMethodField()
+    revised_contract = FigureField(_figure("revised_contract"), CENTS)
     retainage_pct = PercentField()
-    cost_to_date = serializers.SerializerMethodField()
-    percent_complete = serializers.SerializerMethodField()
-    projected_cost = serializers.SerializerMethodField()
-    projected_margin_pct = serializers.SerializerMethodField()
-    billed_to_date = serializers.SerializerMethodField()
-    earned_revenue = serializers.SerializerMethodField()
-    over_under_billing = serializers.SerializerMethodField()
-
-    def _rollup(self, project):
-        cache = self.context.setdefault("_rollups", {})
-        if project.pk not in cache:
-            cache[project.pk] = project_rollup(project)
-        return cache[project.pk]
-
-    @extend_schema_field(CENTS)
-    def get_revised_contract(self, project) -> int:
-        return self._rollup(project).revised_contract
-
-    @extend_schema_field(CENTS)
-    def get_cost_to_date(self, project) -> int:
-        return self._rollup(project).cost_to_date
-
-    @extend_schema_field(PCT)
-    def get_percent_complete(self, project):
-        return self._rollup(project).percent_complete
-
-    @extend_schema_field(CENTS)
-    def get_projected_cost(self, project) -> int:
-        return self._rollup(project).projected_cost
-
-    @extend_schema_field(PCT)
-    def get_projected_margin_pct(self, project):
-        return self._rollup(project).projected_margin_pct
-
-    @extend_schema_field(CENTS)
-    def get_billed_to_date(self, project) -> int:
-        return self._rollup(project).billed_to_date
-
-    @extend_schema_field(CENTS)
-    def get_earned_revenue(self, project) -> int:
-        return self._rollup(project).earned_revenue
-
-    @extend_schema_field(CENTS)
-    def get_over_under_billing(self, project) -> int:
-        return self._rollup(project).over_under_billing
+    cost_to_date = FigureField(_figure("cost_to_date"), CENTS)
+    percent_complete = FigureField(_figure("percent_complete"), PCT)
+    projected_cost = FigureField(_figure("projected_cost"), CENTS)
+    projected_margin_pct = FigureField(_figure("projected_margin_pct"), PCT)
+    billed_to_date = FigureField(_figure("billed_to_date"), CENTS)
+    earned_revenue = FigureField(_figure("earned_revenue"), CENTS)
+    over_under_billing = FigureField(_figure("over_under_billing"), CENTS)
 
 
 class ProjectCreateSerializer(InputSerializer):
