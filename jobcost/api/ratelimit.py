@@ -4,6 +4,15 @@ Defaults: 100 requests/s sustained, burst 200 (settings, or per account; an acco
 refuses every request, README "Decisions"). The Redis bucket is one Lua script, atomic across
 processes and hosts, timed by the Redis server's clock.
 
+An account whose limit is high enough to be worth it takes its tokens from Redis in leases
+(`lease_size`): one script call takes up to what the account earns in 10 ms (at most 100
+tokens), and this process hands them to the account's next requests itself. No request is
+admitted without a token taken from the Redis bucket, so the limit holds across processes;
+what a lease costs is that tokens held by one process are not seen by the others (up to
+10 ms of the account's rate per process), and a lease unused for `LEASE_SECONDS` is dropped
+with what is left of it. At the default limit (100/s) a lease is one token: every request
+calls Redis, as before (README "Decisions": "A high limit is counted in leases").
+
 A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
 reply, no retry); the request is then allowed without RateLimit-* headers, since nothing was
 counted, and this process leaves Redis alone for `RATE_LIMIT_REDIS_BACKOFF_SECONDS` so the
@@ -41,19 +50,81 @@ if tokens == nil then
   ts = now
 end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate)
-local allowed = 0
+local granted = 0
 if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
+  granted = math.min(tonumber(ARGV[3]), math.floor(tokens))
+  tokens = tokens - granted
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
 redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
-return {allowed, tostring(tokens)}
+return {granted, tostring(tokens)}
 """
 
 
 # Seconds this process skips Redis after a failed call (fail open at once meanwhile).
 RATE_LIMIT_REDIS_BACKOFF_SECONDS = 5.0
+
+# A lease holds at most what the account earns in this share of a second, and at most
+# LEASE_MAX_TOKENS; it is dropped once it is LEASE_SECONDS old.
+LEASE_RATE_SHARE = 100
+LEASE_MAX_TOKENS = 100
+LEASE_SECONDS = 1.0
+LEASES_KEPT = 1_000
+
+
+def lease_size(rate: int, burst: int) -> int:
+    """How many tokens one Redis call takes for a bucket of `rate` tokens/s and `burst`
+    tokens: what the bucket earns in 10 ms (`rate // 100`), at most `LEASE_MAX_TOKENS` and at
+    most a twentieth of the burst, and at least 1 (every request calls Redis below 200/s)."""
+    return max(1, min(rate // LEASE_RATE_SHARE, burst // 20, LEASE_MAX_TOKENS))
+
+
+@dataclass
+class _Lease:
+    """Tokens this process took from one Redis bucket and has not handed out yet: `left` of
+    them, for `rate`/`burst`; `after` is what the bucket held once they were taken, and
+    `until` the monotonic time the lease is dropped."""
+
+    rate: int
+    burst: int
+    left: int
+    after: float
+    until: float
+
+
+_leases: dict[str, _Lease] = {}
+_lease_lock = threading.Lock()
+# A forked child never spends its parent's tokens.
+os.register_at_fork(after_in_child=_leases.clear)
+
+
+def _from_lease(bucket: str, rate: int, burst: int) -> Decision | None:
+    """One token from this process's lease on `bucket`, or None when it has none to give (a
+    lease for another rate or burst, or past its time, is dropped)."""
+    with _lease_lock:
+        lease = _leases.get(bucket)
+        if lease is None:
+            return None
+        if lease.rate != rate or lease.burst != burst or time.monotonic() >= lease.until:
+            del _leases[bucket]
+            return None
+        lease.left -= 1
+        if lease.left == 0:
+            del _leases[bucket]
+        return Decision(True, burst, rate, lease.after + lease.left)
+
+
+def _keep_lease(bucket: str, rate: int, burst: int, left: int, after: float) -> None:
+    """Keeps `left` tokens for `bucket`'s next requests (replacing a lease another thread
+    took meanwhile: its tokens are dropped, never handed out twice). Past `LEASES_KEPT`
+    buckets, the leases past their time are dropped first, so the table stays bounded by the
+    buckets of the last `LEASE_SECONDS`."""
+    now = time.monotonic()
+    with _lease_lock:
+        if len(_leases) >= LEASES_KEPT:
+            for name in [name for name, lease in _leases.items() if lease.until <= now]:
+                del _leases[name]
+        _leases[bucket] = _Lease(rate, burst, left, after, now + LEASE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -122,7 +193,7 @@ def _connection(client: redis.Redis):
     return connection
 
 
-def _evalsha(key: str, rate: int, burst: int):
+def _evalsha(key: str, rate: int, burst: int, want: int = 1):
     """The bucket script's reply for `key`, sent once on this thread's own connection
     (`_connection`): the same connection class, timeouts and reply parser as
     `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
@@ -134,10 +205,12 @@ def _evalsha(key: str, rate: int, burst: int):
     client, script = _redis()
     connection = _connection(client)
     try:
-        connection.send_command("EVALSHA", script.sha, 1, key, rate, burst, check_health=False)
+        connection.send_command(
+            "EVALSHA", script.sha, 1, key, rate, burst, want, check_health=False
+        )
         return connection.read_response()
     except redis.exceptions.NoScriptError:  # a whole reply was read: the connection is fine
-        return script(keys=[key], args=[rate, burst])
+        return script(keys=[key], args=[rate, burst, want])
     except BaseException:
         connection.disconnect()
         raise
@@ -166,9 +239,11 @@ def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> D
     """Take one token from `bucket` (e.g. `acct_…`). `rate` (tokens/s) and `burst` (tokens)
     default to the settings when None; 0 in either refuses every request (`blocked`).
 
-    A configured but unreachable Redis fails open (logged, `counted=False`): refusing all
-    traffic because the limiter is down would be worse. Never waits on Redis longer than
-    `REDIS_TIMEOUT_SECONDS`.
+    With Redis, a token may come from this process's lease on the bucket (`lease_size`;
+    the Decision's `tokens` is then what the bucket held when the lease was taken, plus what
+    is left of the lease). A configured but unreachable Redis fails open (logged,
+    `counted=False`): refusing all traffic because the limiter is down would be worse. Never
+    waits on Redis longer than `REDIS_TIMEOUT_SECONDS`.
     """
     global _redis_down_until
     rate = settings.JOBCOST_RATE_LIMIT_PER_SECOND if rate is None else rate
@@ -176,11 +251,18 @@ def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> D
     if rate == 0 or burst == 0:
         return Decision(False, burst, rate, 0.0)
     if settings.REDIS_URL:
+        if _leases:
+            leased = _from_lease(bucket, rate, burst)
+            if leased is not None:
+                return leased
         if time.monotonic() < _redis_down_until:
             return Decision(True, burst, rate, float(burst), counted=False)
         try:
-            allowed, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst)
-            return Decision(bool(allowed), burst, rate, float(tokens))
+            size = lease_size(rate, burst)
+            granted, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst, size)
+            if granted > 1:
+                _keep_lease(bucket, rate, burst, granted - 1, float(tokens))
+            return Decision(granted >= 1, burst, rate, float(tokens) + max(0, granted - 1))
         except (redis.RedisError, OSError) as exc:
             _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
             logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)

@@ -144,6 +144,85 @@ def test_a_null_account_limit_means_the_settings_default(account, make_api, sett
     assert response["RateLimit-Limit"] == "5"
 
 
+@pytest.fixture
+def roomy_account(account):
+    """An account limited to 10,000 requests/s with a burst of 20,000: one Redis call takes a
+    lease of 100 tokens (10 ms of its rate)."""
+    account.rate_limit_per_second = 10_000
+    account.rate_limit_burst = 20_000
+    account.save()
+    return account
+
+
+def _bucket(account) -> tuple:
+    client, _script = ratelimit._redis()
+    return client, f"jobcost:ratelimit:{account.pk}"
+
+
+def _hold_refill(account, tokens: str) -> None:
+    """Sets the account's Redis bucket to `tokens`, last counted an hour ahead of Redis's
+    clock, so that nothing refills before the next script call."""
+    client, key = _bucket(account)
+    seconds, _micros = client.time()
+    client.hset(key, mapping={"tokens": tokens, "ts": str(seconds + 3600)})
+
+
+@pytest.mark.parametrize(
+    ("rate", "burst", "size"),
+    [(100, 200, 1), (199, 10_000, 1), (1_000, 2_000, 10), (10_000, 100, 5), (10**6, 10**6, 100)],
+)
+def test_a_lease_is_10_ms_of_the_rate_at_most_100_tokens_and_a_twentieth_of_the_burst(
+    rate, burst, size
+):
+    assert ratelimit.lease_size(rate, burst) == size
+
+
+def test_a_high_limit_takes_its_tokens_from_redis_in_leases(roomy_account, make_api):
+    """One script call takes 100 tokens from the full bucket; the process hands them to the
+    next requests itself, and the headers count down as if each had called Redis."""
+    api = make_api(roomy_account)
+    remaining = [api.get("/v1/owners")["RateLimit-Remaining"] for _ in range(3)]
+    assert remaining == ["19999", "19998", "19997"]
+    client, key = _bucket(roomy_account)
+    assert client.hget(key, "tokens") == b"19900"
+
+
+def test_a_lease_takes_no_more_than_the_bucket_holds(roomy_account, make_api):
+    """Three tokens left: the lease is three, the fourth request calls Redis again."""
+    _hold_refill(roomy_account, "3")
+    api = make_api(roomy_account)
+    remaining = [api.get("/v1/owners")["RateLimit-Remaining"] for _ in range(3)]
+    assert remaining == ["2", "1", "0"]
+    client, key = _bucket(roomy_account)
+    assert client.hget(key, "tokens") == b"0"  # one call took the three; none since
+    _hold_refill(roomy_account, "0")
+    response = api.get("/v1/owners")
+    assert response.status_code == 429
+    assert response["Retry-After"] == "1"
+    assert response["RateLimit-Remaining"] == "0"
+
+
+def test_an_empty_bucket_refuses_a_high_limit_account(roomy_account, make_api):
+    _hold_refill(roomy_account, "0.5")
+    response = make_api(roomy_account).get("/v1/owners")
+    assert response.status_code == 429, response.content
+    assert error_of(response)["code"] == "rate_limited"
+    assert (response["RateLimit-Limit"], response["RateLimit-Remaining"]) == ("20000", "0")
+    assert response["Retry-After"] == "1"
+
+
+def test_a_lease_is_dropped_when_the_limit_changes(roomy_account, make_api):
+    """A lease is for one rate and burst: a take under another limit drops it and calls
+    Redis, and so does the next take under the first limit."""
+    api = make_api(roomy_account)
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "19999"
+    lowered = ratelimit.take(roomy_account.pk, rate=1, burst=3)
+    assert (lowered.allowed, lowered.limit, lowered.tokens) == (True, 3, 2.0)
+    _hold_refill(roomy_account, "50")
+    again = ratelimit.take(roomy_account.pk, rate=10_000, burst=20_000)
+    assert (again.allowed, again.tokens) == (True, 49.0)  # a new lease of 50, not the old 98
+
+
 def _anonymous(remote_addr: str, forwarded_for: str):
     """An unauthenticated request from `remote_addr` carrying X-Forwarded-For."""
     return Client(REMOTE_ADDR=remote_addr).get(
