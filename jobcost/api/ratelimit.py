@@ -9,8 +9,8 @@ An account whose limit is high enough to be worth it takes its tokens from Redis
 tokens), and this process hands them to the account's next requests itself. No request is
 admitted without a token taken from the Redis bucket, so the limit holds across processes;
 what a lease costs is that tokens held by one process are not seen by the others (up to
-10 ms of the account's rate per process), and a lease unused for `LEASE_SECONDS` is dropped
-with what is left of it. At the default limit (100/s) a lease is one token: every request
+10 ms of the account's rate per process), and a lease is dropped `LEASE_SECONDS` after it
+was taken, with what is left of it. At the default limit (100/s) a lease is one token: every request
 calls Redis, as before (README "Decisions": "A high limit is counted in leases").
 
 A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
@@ -94,8 +94,6 @@ class _Lease:
 
 _leases: dict[str, _Lease] = {}
 _lease_lock = threading.Lock()
-# A forked child never spends its parent's tokens.
-os.register_at_fork(after_in_child=_leases.clear)
 
 
 def _from_lease(bucket: str, rate: int, burst: int) -> Decision | None:
@@ -115,12 +113,19 @@ def _from_lease(bucket: str, rate: int, burst: int) -> Decision | None:
 
 
 def _keep_lease(bucket: str, rate: int, burst: int, left: int, after: float) -> None:
-    """Keeps `left` tokens for `bucket`'s next requests (replacing a lease another thread
-    took meanwhile: its tokens are dropped, never handed out twice). Past `LEASES_KEPT`
-    buckets, the leases past their time are dropped first, so the table stays bounded by the
-    buckets of the last `LEASE_SECONDS`."""
+    """Keeps `left` tokens for `bucket`'s next requests. Threads that found no lease at once
+    each take one; a live lease for the same limit another thread kept meanwhile is added to,
+    so no token taken is thrown away (`after` becomes this, the newer, reading of the bucket;
+    the lease's time is the older one's). Past `LEASES_KEPT` buckets, the leases past their
+    time are dropped first, so the table stays bounded by the buckets of the last
+    `LEASE_SECONDS`."""
     now = time.monotonic()
     with _lease_lock:
+        held = _leases.get(bucket)
+        if held is not None and (held.rate, held.burst) == (rate, burst) and now < held.until:
+            held.left += left
+            held.after = after
+            return
         if len(_leases) >= LEASES_KEPT:
             for name in [name for name, lease in _leases.items() if lease.until <= now]:
                 del _leases[name]
@@ -221,6 +226,17 @@ _redis_down_until = 0.0
 
 _local_lock = threading.Lock()
 _local_buckets: dict[str, tuple[float, float]] = {}
+
+
+def _after_fork_in_child() -> None:
+    """A forked child never spends its parent's leased tokens, and never waits on a lock a
+    thread of its parent held at the fork."""
+    global _lease_lock, _local_lock
+    _lease_lock, _local_lock = threading.Lock(), threading.Lock()
+    _leases.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _take_local(bucket: str, rate: int, burst: int) -> tuple[bool, float]:

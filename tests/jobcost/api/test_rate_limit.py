@@ -17,6 +17,7 @@ from tests.conftest import Api, error_of
 from tests.factories import AccountFactory
 from tests.hung_server import ScriptsHungServer
 from tests.jobcost.api.conventions_support import row_counts
+from tests.waiting import until
 
 pytestmark = pytest.mark.redis
 
@@ -145,12 +146,15 @@ def test_a_null_account_limit_means_the_settings_default(account, make_api, sett
 
 
 @pytest.fixture
-def roomy_account(account):
-    """An account limited to 10,000 requests/s with a burst of 20,000: one Redis call takes a
-    lease of 100 tokens (10 ms of its rate)."""
+def roomy_account(account, monkeypatch):
+    """An account limited to 10,000 requests/s with a burst of 100,000: one Redis call takes
+    a lease of 100 tokens (10 ms of its rate). Its leases last an hour here, so that what a
+    test reads does not depend on how fast the machine serves it (the bucket's key lives 11
+    s)."""
     account.rate_limit_per_second = 10_000
-    account.rate_limit_burst = 20_000
+    account.rate_limit_burst = 100_000
     account.save()
+    monkeypatch.setattr(ratelimit, "LEASE_SECONDS", 3600.0)
     return account
 
 
@@ -182,9 +186,9 @@ def test_a_high_limit_takes_its_tokens_from_redis_in_leases(roomy_account, make_
     next requests itself, and the headers count down as if each had called Redis."""
     api = make_api(roomy_account)
     remaining = [api.get("/v1/owners")["RateLimit-Remaining"] for _ in range(3)]
-    assert remaining == ["19999", "19998", "19997"]
+    assert remaining == ["99999", "99998", "99997"]
     client, key = _bucket(roomy_account)
-    assert client.hget(key, "tokens") == b"19900"
+    assert client.hget(key, "tokens") == b"99900"
 
 
 def test_a_lease_takes_no_more_than_the_bucket_holds(roomy_account, make_api):
@@ -207,7 +211,7 @@ def test_an_empty_bucket_refuses_a_high_limit_account(roomy_account, make_api):
     response = make_api(roomy_account).get("/v1/owners")
     assert response.status_code == 429, response.content
     assert error_of(response)["code"] == "rate_limited"
-    assert (response["RateLimit-Limit"], response["RateLimit-Remaining"]) == ("20000", "0")
+    assert (response["RateLimit-Limit"], response["RateLimit-Remaining"]) == ("100000", "0")
     assert response["Retry-After"] == "1"
 
 
@@ -215,12 +219,55 @@ def test_a_lease_is_dropped_when_the_limit_changes(roomy_account, make_api):
     """A lease is for one rate and burst: a take under another limit drops it and calls
     Redis, and so does the next take under the first limit."""
     api = make_api(roomy_account)
-    assert api.get("/v1/owners")["RateLimit-Remaining"] == "19999"
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "99999"
     lowered = ratelimit.take(roomy_account.pk, rate=1, burst=3)
     assert (lowered.allowed, lowered.limit, lowered.tokens) == (True, 3, 2.0)
     _hold_refill(roomy_account, "50")
-    again = ratelimit.take(roomy_account.pk, rate=10_000, burst=20_000)
+    again = ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000)
     assert (again.allowed, again.tokens) == (True, 49.0)  # a new lease of 50, not the old 98
+
+
+def test_a_lease_is_dropped_a_second_after_it_was_taken(roomy_account, monkeypatch):
+    monkeypatch.setattr(ratelimit, "LEASE_SECONDS", 0.0)
+    _hold_refill(roomy_account, "50")
+    assert ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000).tokens == 49.0
+    _hold_refill(roomy_account, "20")
+    assert ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000).tokens == 19.0
+
+
+def test_threads_that_each_took_a_lease_keep_every_token(roomy_account, monkeypatch):
+    """Two threads that found no lease at once each take one from Redis; the process keeps
+    the tokens of both and hands each out once: as many requests are admitted as tokens
+    Redis gave."""
+    monkeypatch.setattr(ratelimit, "_leases", {})
+    grants = []
+    evalsha = ratelimit._evalsha
+
+    def counted(*args):
+        reply = evalsha(*args)
+        grants.append(reply[0])
+        return reply
+
+    monkeypatch.setattr(ratelimit, "_evalsha", counted)
+    decisions = []
+
+    def take():
+        decisions.append(ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000))
+
+    threads = [threading.Thread(target=take) for _ in range(2)]
+    with ratelimit._lease_lock:  # both reach Redis before either can keep its lease
+        for calls, (tokens, thread) in enumerate(zip(("30", "20"), threads, strict=True), 1):
+            _hold_refill(roomy_account, tokens)
+            thread.start()
+            until(lambda calls=calls: len(grants) == calls, what="the thread's script call")
+    for thread in threads:
+        thread.join(timeout=10)
+    assert grants == [30, 20]
+    while ratelimit._leases:
+        decisions.append(ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000))
+    assert len(grants) == 2  # every token after the two calls came from the leases
+    assert len(decisions) == 50
+    assert all(decision.allowed for decision in decisions)
 
 
 def _anonymous(remote_addr: str, forwarded_for: str):
