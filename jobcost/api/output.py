@@ -174,7 +174,7 @@ def _compile_field(field, owner_class) -> Callable[[Any, _Call], Any]:
         return lambda row, call: value
     if kind is FigureField:
         figure = field.figure
-        return lambda row, call: figure(row)
+        return lambda row, call: figure(row, call.context)
     if kind is AuditTrailField:
         prefix = f"/v1/{field.collection}/"
         return lambda row, call: f"{prefix}{row.pk}/audit"

@@ -30,12 +30,14 @@ class ConstField(serializers.Field):
 
 class FigureField(serializers.Field):
     """A read-only figure computed from the whole row, such as a project's rollups:
-    `figure(row)` rendered as it returns it (integer cents, a `Decimal` percent), with
-    `schema` its OpenAPI schema. `jobcost.api.output` calls `figure` straight, without the
-    per-request serializer instance a `SerializerMethodField` needs (issue 13: a project's
-    eight rollups were a seventh of its retrieve)."""
+    `figure(row, context)` rendered as it returns it (integer cents, a `Decimal` percent),
+    with `schema` its OpenAPI schema; `context` is the rendering's (one dict for a whole
+    list, where a figure may keep what its row's other figures share). `jobcost.api.output`
+    calls `figure` straight, without the per-request serializer instance a
+    `SerializerMethodField` needs (issue 13: a project's eight rollups were a seventh of its
+    retrieve)."""
 
-    def __init__(self, figure: Callable[[Any], Any], schema: dict, **kwargs):
+    def __init__(self, figure: Callable[[Any, dict], Any], schema: dict, **kwargs):
         self.figure = figure
         kwargs["read_only"] = True
         kwargs["source"] = "*"
@@ -43,7 +45,7 @@ class FigureField(serializers.Field):
         self._spectacular_annotation = {"field": schema}
 
     def to_representation(self, row):
-        return self.figure(row)
+        return self.figure(row, self.context)
 
 
 @extend_schema_field({"type": "string", "example": "/v1/projects/prj_…/audit"})

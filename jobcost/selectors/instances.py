@@ -103,10 +103,11 @@ class Plan:
         self.converters = list(compiler.get_converters(columns).items())
         self.db = db
 
-    def instances(self, rows: list) -> list[Model]:
-        """Instances of raw database rows (converters applied here, as Django applies them)."""
+    def instances(self, rows: list, connection=None) -> list[Model]:
+        """Instances of raw database rows (converters applied here, as Django applies them,
+        with `connection`, `self.db`'s connection of this thread, looked up when None)."""
         if self.converters:
-            connection = connections[self.db]
+            connection = connections[self.db] if connection is None else connection
             rows = [list(row) for row in rows]
             for row in rows:
                 for position, (converters, expression) in self.converters:
@@ -137,7 +138,7 @@ def check_queryset(queryset: QuerySet) -> None:
         raise Unsupported("not plain model rows")
 
 
-def run(sql: str, params: Sequence, db: str) -> list:
+def run(sql: str, params: Sequence, db: str, conn=None) -> list:
     """The rows of one SQL statement on `db`'s connection.
 
     Where Django logs queries (`DEBUG`, or a test counting them) or an `execute_wrapper` is
@@ -148,8 +149,8 @@ def run(sql: str, params: Sequence, db: str) -> list:
     shared across threads) and its `DatabaseError`s, but without the cursor and wrapper Django
     builds for every statement: a retrieve's read took 72 µs of CPU in process with them, 51
     without (README "Reads under gunicorn", "Fifth round"). Raises Django's
-    `DatabaseError`s."""
-    conn = connections[db]
+    `DatabaseError`s. `conn` is `db`'s connection of this thread (looked up when None)."""
+    conn = connections[db] if conn is None else conn
     if conn.vendor != "postgresql" or conn.queries_logged or conn.execute_wrappers:
         with conn.cursor() as cursor:
             cursor.execute(sql, params)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 
 from django.core.exceptions import EmptyResultSet
+from django.db import connections
 from django.db.models import Model, Prefetch, QuerySet
 
 from jobcost.selectors.instances import Plan, Unsupported, check_queryset, run
@@ -188,7 +189,9 @@ def instances(
         prepared = _keep(key, _prepare(build, first, values))
     if prepared is _UNPREPARABLE:
         return None
-    return prepared.plan.instances(_run(prepared, values)), prepared.lookups
+    conn = connections[prepared.db]
+    rows = run(prepared.sql, _params(prepared, values), prepared.db, conn)
+    return prepared.plan.instances(rows, conn), prepared.lookups
 
 
 def rows(key: Hashable, build: Callable[..., QuerySet], **values: Value) -> list[tuple] | None:

@@ -10,17 +10,29 @@ from jobcost.api.fields import CentsField, PercentField
 from jobcost.api.serializers import FigureField, InputSerializer, ResourceSerializer
 from jobcost.models import Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
+from jobcost.selectors.rollups import ProjectRollup
 from jobcost.serializers.refs import ref
 
 CENTS = {"type": "integer", "format": "int64", "readOnly": True}
 PCT = {"type": "number", "readOnly": True}
 
 
-def _figure(name: str) -> Callable[[Project], int | Decimal]:
+def _rollup(project: Project, context: dict) -> ProjectRollup:
+    """The project's rollup (`project_rollup`), computed once per rendering and project."""
+    kept = context.get("_rollups")
+    if kept is None:
+        kept = context["_rollups"] = {}
+    rollup = kept.get(project.pk)
+    if rollup is None:
+        rollup = kept[project.pk] = project_rollup(project)
+    return rollup
+
+
+def _figure(name: str) -> Callable[[Project, dict], int | Decimal]:
     """The rollup figure `name` of a project read through `visible.with_rollups`
-    (`project_rollup`, docs/computations.md): integer cents, or a `Decimal` percent."""
+    (docs/computations.md): integer cents, or a `Decimal` percent."""
     read = attrgetter(name)
-    return lambda project: read(project_rollup(project))
+    return lambda project, context: read(_rollup(project, context))
 
 
 class ProjectSerializer(ResourceSerializer):
