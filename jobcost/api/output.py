@@ -14,13 +14,13 @@ not assumed to keep it): `CharField`, `ChoiceField`, `DateField`, `DateTimeField
 `ConstField`, `AuditTrailField` and `FigureField` (its figure of the row, called straight),
 nested serializers (one or `many=True`, compiled the same way) and `SerializerMethodField`
 (the method of a serializer made once per call with the caller's context, so a method's
-per-request cache keeps working). Any other field runs DRF's
-own `get_attribute` and `to_representation` on the field bound to that per-call serializer (it
-may read its parent or the context, as a pay app's G702 figures do), never on the shared
-template's. A serializer class that overrides `to_representation` (or nests a
-`ListSerializer` subclass or such a class) is not compiled: `render_one` and `render_many`
-fall back to DRF for it. tests/jobcost/api/test_output.py renders every resource both ways,
-`expand[]` included, and compares them field by field, also after a write.
+per-request cache keeps working). Any other field runs DRF's own `get_attribute` and
+`to_representation` on the field bound to that per-call serializer (it may read its parent or
+the context, as a pay app's G702 figures do), never on the shared template's. A serializer
+class that overrides `to_representation` (or nests a `ListSerializer` subclass or such a
+class) is not compiled: `render_one` and `render_many` fall back to DRF for it.
+tests/jobcost/api/test_output.py renders every resource both ways, `expand[]` included, and
+compares them field by field, also after a write.
 """
 
 from __future__ import annotations

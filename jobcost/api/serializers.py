@@ -34,8 +34,8 @@ class FigureField(serializers.Field):
     with `schema` its OpenAPI schema; `context` is the rendering's (one dict for a whole
     list, where a figure may keep what its row's other figures share). `jobcost.api.output`
     calls `figure` straight, without the per-request serializer instance a
-    `SerializerMethodField` needs (issue 13: a project's eight rollups were a seventh of its
-    retrieve)."""
+    `SerializerMethodField` needs (issue 13: as method fields, a project's eight rollups
+    were about half of rendering it, README "Sixth round")."""
 
     def __init__(self, figure: Callable[[Any, dict], Any], schema: dict, **kwargs):
         self.figure = figure
