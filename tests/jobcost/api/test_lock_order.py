@@ -306,6 +306,13 @@ def _receipt(job, number: str = "INV-9", invoice_date: str = "2026-11-02") -> di
     }
 
 
+def _receipt_queued_behind(job, secret: str, model, pk, strength: str, check) -> object:
+    """`_queued_behind` for a `POST /v1/invoices` of `_receipt(job)` with the key `secret`."""
+    return _queued_behind(
+        model, pk, strength, lambda: Api(secret).post("/v1/invoices", _receipt(job)), check
+    )
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_receiving_an_invoice_runs_beside_an_approval_holding_its_commitment_and_project():
@@ -341,13 +348,7 @@ def test_a_receipt_waits_on_the_vendor_for_its_invoice_numbers():
             assert _lockable_now(probe, model, pk, "NO KEY UPDATE")
             assert not _lockable_now(probe, model, pk, "UPDATE")
 
-    response = _queued_behind(
-        Vendor,
-        job.vendor.pk,
-        "NO KEY UPDATE",
-        lambda: Api(secret).post("/v1/invoices", _receipt(job)),
-        check,
-    )
+    response = _receipt_queued_behind(job, secret, Vendor, job.vendor.pk, "NO KEY UPDATE", check)
     assert response.status_code == 201, response.content
 
 
@@ -417,13 +418,7 @@ def test_a_receipt_that_waited_for_a_close_reads_the_closed_commitment():
         assert _lockable_now(probe, Project, job.project.pk, "UPDATE")
         close(probe, holder)
 
-    response = _queued_behind(
-        Commitment,
-        job.commitment.pk,
-        "UPDATE",
-        lambda: Api(secret).post("/v1/invoices", _receipt(job)),
-        check,
-    )
+    response = _receipt_queued_behind(job, secret, Commitment, job.commitment.pk, "UPDATE", check)
     assert response.status_code == 409, response.content
     assert response.json()["error"]["code"] == "commitment_not_executed"
     assert Invoice.objects.count() == 0
