@@ -6,12 +6,13 @@ processes and hosts, timed by the Redis server's clock.
 
 An account whose limit is high enough to be worth it takes its tokens from Redis in leases
 (`lease_size`): one script call takes up to what the account earns in 10 ms (at most 100
-tokens), and this process hands them to the account's next requests itself. No request is
-admitted without a token taken from the Redis bucket, so the limit holds across processes;
-what a lease costs is that tokens held by one process are not seen by the others (up to
-10 ms of the account's rate per process), and a lease is dropped `LEASE_SECONDS` after it
-was taken, with what is left of it. At the default limit (100/s) a lease is one token: every request
-calls Redis, as before (README "Decisions": "A high limit is counted in leases").
+tokens), and this process hands them to the account's next requests itself. Every request
+admitted spends a token the Redis bucket gave; what a lease costs is that tokens one process
+holds are not seen by the others (up to 10 ms of the account's rate per process, which it may
+hand out up to `LEASE_SECONDS` after taking them), and a lease is dropped `LEASE_SECONDS`
+after it was taken, with what is left of it. At the default limit (100/s) a lease is one
+token: every request calls Redis, as before (README "Decisions": "A high limit is counted in
+leases").
 
 A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
 reply, no retry); the request is then allowed without RateLimit-* headers, since nothing was
