@@ -4,6 +4,7 @@ account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-Af
 from __future__ import annotations
 
 import ipaddress
+import os
 import secrets
 import threading
 import time
@@ -268,6 +269,29 @@ def test_threads_that_each_took_a_lease_keep_every_token(roomy_account, monkeypa
     assert len(grants) == 2  # every token after the two calls came from the leases
     assert len(decisions) == 50
     assert all(decision.allowed for decision in decisions)
+
+
+def test_a_forked_child_has_no_leases_and_free_locks(roomy_account, make_api):
+    """A child forked while this process holds a lease, and while a thread holds the lease
+    table's lock, starts with no lease (it never spends its parent's tokens) and with locks it
+    can take."""
+    api = make_api(roomy_account)
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "99999"
+    assert roomy_account.pk in ratelimit._leases
+    read, write = os.pipe()
+    with ratelimit._lease_lock:
+        pid = os.fork()
+        if pid == 0:  # the child: report through the pipe and leave, running nothing else
+            free = ratelimit._lease_lock.acquire(timeout=2) and ratelimit._local_lock.acquire(
+                timeout=2
+            )
+            os.write(write, b"%d %d" % (len(ratelimit._leases), free))
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as reply:
+        assert reply.read() == b"0 1"
+    assert os.waitpid(pid, 0)[1] == 0
+    assert roomy_account.pk in ratelimit._leases  # the parent keeps its own
 
 
 def _anonymous(remote_addr: str, forwarded_for: str):
