@@ -306,10 +306,22 @@ def _receipt(job, number: str = "INV-9", invoice_date: str = "2026-11-02") -> di
     }
 
 
-def _receipt_queued_behind(job, secret: str, model, pk, strength: str, check) -> object:
-    """`_queued_behind` for a `POST /v1/invoices` of `_receipt(job)` with the key `secret`."""
+def _assert_no_receipt(response, status: int, code: str) -> None:
+    """The receipt was refused with `status` and the error `code`, and no invoice written."""
+    assert response.status_code == status, response.content
+    assert response.json()["error"]["code"] == code
+    assert Invoice.objects.count() == 0
+
+
+def _receipt_queued_behind(job, secret: str, model, pk, strength: str, check, **fields) -> object:
+    """`_queued_behind` for a `POST /v1/invoices` of `_receipt(job, **fields)` with the key
+    `secret`."""
     return _queued_behind(
-        model, pk, strength, lambda: Api(secret).post("/v1/invoices", _receipt(job)), check
+        model,
+        pk,
+        strength,
+        lambda: Api(secret).post("/v1/invoices", _receipt(job, **fields)),
+        check,
     )
 
 
@@ -419,9 +431,7 @@ def test_a_receipt_that_waited_for_a_close_reads_the_closed_commitment():
         close(probe, holder)
 
     response = _receipt_queued_behind(job, secret, Commitment, job.commitment.pk, "UPDATE", check)
-    assert response.status_code == 409, response.content
-    assert response.json()["error"]["code"] == "commitment_not_executed"
-    assert Invoice.objects.count() == 0
+    _assert_no_receipt(response, 409, "commitment_not_executed")
 
 
 @pytest.mark.postgres
@@ -459,16 +469,11 @@ def test_a_receipt_that_waited_for_a_submission_finds_its_period_locked():
     pay_app = make_pay_app(job.project, "2026-11-01", "2026-11-30")
     _, secret = make_key(account, "admin")
 
-    response = _queued_behind(
-        Project,
-        job.project.pk,
-        "UPDATE",
-        lambda: Api(secret).post("/v1/invoices", _receipt(job, invoice_date="2026-11-15")),
-        _holder_commits_status(PayApp, pay_app.pk, "submitted"),
+    submit = _holder_commits_status(PayApp, pay_app.pk, "submitted")
+    response = _receipt_queued_behind(
+        job, secret, Project, job.project.pk, "UPDATE", submit, invoice_date="2026-11-15"
     )
-    assert response.status_code == 422, response.content
-    assert response.json()["error"]["code"] == "period_locked"
-    assert Invoice.objects.count() == 0
+    _assert_no_receipt(response, 422, "period_locked")
 
 
 @pytest.mark.postgres
