@@ -185,6 +185,19 @@ def test_a_write_waiting_on_its_project_leaves_the_row_it_holds_referable():
     assert cost_code.name == "Concrete, revised"
 
 
+def _pay_app_job(order_status: str):
+    """A project ($10,000.00 contract, one cost code) with an owner change order of $500.00
+    in `order_status`, an admin key's secret, and the body that creates the project's
+    September pay app: `(project, order, secret, body)`."""
+    account = AccountFactory()
+    project = ProjectFactory(account=account, contract_amount=1_000_000)
+    code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
+    order = make_change_order(project, cost_code=code, amount=50_000, status=order_status)
+    _, secret = make_key(account, "admin")
+    body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
+    return project, order, secret, body
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project():
@@ -192,12 +205,7 @@ def test_a_pay_app_creation_locks_the_change_orders_it_lands_before_the_project(
     write does before it locks the project (linking an RFI is allowed once approved). A pay
     app's creation, which marks that change order billed, must queue on it holding nothing of
     the project: while it waits, the project can still be locked by others."""
-    account = AccountFactory()
-    project = ProjectFactory(account=account, contract_amount=1_000_000)
-    code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
-    order = make_change_order(project, cost_code=code, amount=50_000, status="approved")
-    _, secret = make_key(account, "admin")
-    body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
+    project, order, secret, body = _pay_app_job("approved")
 
     def check(probe, holder):
         assert _lockable_now(probe, Project, project.pk)
@@ -576,12 +584,7 @@ def test_a_change_order_approved_and_held_while_a_pay_app_is_created_lands_on_th
     LOCKED`: waiting while holding the project could deadlock). One approved while the
     creation waits for the project, and held by another write when it looks, is left for the
     next pay app: the creation goes through without it."""
-    account = AccountFactory()
-    project = ProjectFactory(account=account, contract_amount=1_000_000)
-    code = CostCodeFactory(project=project, code="03-000", scheduled_value=1_000_000)
-    order = make_change_order(project, cost_code=code, amount=50_000, status="pending")
-    _, secret = make_key(account, "admin")
-    body = {"project": project.pk, "period_start": "2026-09-01", "period_end": "2026-09-30"}
+    project, order, secret, body = _pay_app_job("pending")
     keeper = connections.create_connection("default")
     table = connection.ops.quote_name(ChangeOrder._meta.db_table)
 
