@@ -132,8 +132,10 @@ def hold_with(model: type[M], pk: str, *related: str, locked: tuple[str, ...] = 
     `… FOR KEY SHARE OF <model> FOR KEY SHARE OF <related> … FOR NO KEY UPDATE OF <locked>` —
     since PostgreSQL locks a row's tables in the order of the clauses naming them (the row
     first, then `related` in order: the documented lock order), and the rows are built by
-    `jobcost.selectors.instances.Plan`. Raises the model's `DoesNotExist`, and Django's
-    `TransactionManagementError` outside a transaction (the share locks would end at once).
+    `jobcost.selectors.instances.Plan`. Raises the model's `DoesNotExist`, Django's
+    `TransactionManagementError` outside a transaction (the share locks would end at once),
+    `ValueError` for a table named twice, and `Plan`'s `Unsupported` for a model it cannot
+    build (init signals, its own `__init__` or a field with its own descriptor).
     SQLite, which runs one writer at a time, reads the rows."""
     queryset = model.objects.select_related(*related).filter(pk=pk)
     if connection.vendor != "postgresql":

@@ -186,8 +186,11 @@ def test_a_high_limit_takes_its_tokens_from_redis_in_leases(roomy_account, make_
     """One script call takes 100 tokens from the full bucket; the process hands them to the
     next requests itself, and the headers count down as if each had called Redis."""
     api = make_api(roomy_account)
-    remaining = [api.get("/v1/owners")["RateLimit-Remaining"] for _ in range(3)]
-    assert remaining == ["99999", "99998", "99997"]
+    responses = [api.get("/v1/owners") for _ in range(3)]
+    assert [r["RateLimit-Remaining"] for r in responses] == ["99999", "99998", "99997"]
+    # every response still carries the whole set: the limit, and the seconds to a full bucket
+    assert {(r["RateLimit-Limit"], r["RateLimit-Reset"]) for r in responses} == {("100000", "1")}
+    assert all("Retry-After" not in r for r in responses)
     client, key = _bucket(roomy_account)
     assert client.hget(key, "tokens") == b"99900"
 
