@@ -18,8 +18,11 @@ from jobcost.models.parties import Owner, Vendor
 from jobcost.models.pay_apps import (
     CERTIFIED_STATUSES,
     PayApp,
+    PayAppDocument,
+    PayAppDocumentStage,
     PayAppFormat,
     PayAppLine,
+    PayAppPayment,
     PayAppStatus,
 )
 from jobcost.models.projects import BudgetLine, CostCode, CostType, Project, ProjectStatus
@@ -57,8 +60,11 @@ __all__ = [
     "Membership",
     "Owner",
     "PayApp",
+    "PayAppDocument",
+    "PayAppDocumentStage",
     "PayAppFormat",
     "PayAppLine",
+    "PayAppPayment",
     "PayAppStatus",
     "Project",
     "ProjectStatus",

@@ -47,6 +47,9 @@ class Invoice(Audited, TimestampedModel):
     )
     approved_at = models.DateTimeField(null=True, blank=True, editable=False)
     paid_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # What the payment was: the day it was paid in the books and the check or wire number.
+    paid_on = models.DateField(null=True, blank=True, editable=False)
+    payment_reference = models.CharField(max_length=100, blank=True, editable=False)
     voided_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:

@@ -3,6 +3,7 @@
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from audit.audited import Audited
 from audit.ids import prefixed_id
@@ -55,6 +56,12 @@ class PayApp(Audited, TimestampedModel):
     paid_at = models.DateTimeField(null=True, blank=True, editable=False)
     certified_total_completed = models.BigIntegerField(null=True, blank=True, editable=False)
     certified_earned_less_retainage = models.BigIntegerField(null=True, blank=True, editable=False)
+    # The owner's side (docs/resources.md, "Owner payments and certification"): what the
+    # architect certified at approval (cents, at most line 8), when, and why less; receipts
+    # are `PayAppPayment` rows.
+    amount_certified = models.BigIntegerField(null=True, blank=True, editable=False)
+    certified_on = models.DateField(null=True, blank=True, editable=False)
+    certification_note = models.TextField(blank=True, editable=False)
 
     class Meta:
         indexes = [
@@ -85,6 +92,73 @@ class PayApp(Audited, TimestampedModel):
     @property
     def currency(self) -> str:
         return self.project.currency
+
+
+class PayAppPayment(Audited, TimestampedModel):
+    """A receipt from the owner against an approved pay app: `amount` (cents, > 0), the day it
+    was received and the owner's `reference` (a check or wire number). The pay app is paid when
+    its receipts reach its `amount_certified`. Never edited: a wrong receipt is corrected by
+    the service that records receipts, on the audit trail."""
+
+    OBJECT = "pay_app_payment"
+    PREFIX = "pmt"
+    id = prefixed_id(PREFIX)
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="+")
+    pay_app = models.ForeignKey(PayApp, on_delete=models.PROTECT, related_name="payments")
+    amount = models.BigIntegerField()
+    received_on = models.DateField()
+    reference = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        indexes = [list_index("payapppayment_list", "pay_app")]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payapppayment_amount_gt_0"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Payment {self.pk}"
+
+    @property
+    def currency(self) -> str:
+        return self.project.currency
+
+
+class PayAppDocumentStage(models.TextChoices):
+    SUBMITTED = "submitted", "As submitted"
+    CERTIFIED = "certified", "As certified"
+
+
+class PayAppDocument(models.Model):
+    """The printed pay app as it was certified (docs/reports.md, "Certified means frozen"):
+    `snapshot` holds every name, date and figure the document prints, taken in the transaction
+    that submitted (stage `submitted`) or approved (stage `certified`) it, and `pdf` the bytes
+    rendered from it, with their SHA-256. A row is written once and never changed; a pay app
+    rejected back to draft and submitted again gets a new `submitted` row, and one approval
+    its single `certified` row."""
+
+    pay_app = models.ForeignKey(PayApp, on_delete=models.PROTECT, related_name="documents")
+    stage = models.CharField(max_length=16, choices=PayAppDocumentStage.choices)
+    snapshot = models.JSONField()
+    pdf = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pay_app"],
+                condition=Q(stage="certified"),
+                name="payappdocument_one_certified",
+            ),
+            models.CheckConstraint(
+                condition=Q(stage__in=[s.value for s in PayAppDocumentStage]),
+                name="payappdocument_stage_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_stage_display()} document of pay app {self.pay_app_id}"
 
 
 class PayAppLine(models.Model):
