@@ -8,6 +8,8 @@ with `param` naming the array, before any element is read, and the OpenAPI schem
 second (bulk writes, see `tests/jobcost/api/test_array_bounds.py`).
 """
 
+import datetime
+
 # Change-order `lines` (create and PATCH): one per cost code touched.
 CHANGE_ORDER_LINES_MAX = 500
 # Invoice `lines` (coding): one per cost code billed.
@@ -20,3 +22,9 @@ PAY_APP_LINE_ENTRIES_MAX = 1000
 MANPOWER_ROWS_MAX = 200
 # Webhook endpoint `events`: the catalogue has 35 types, plus `*`.
 WEBHOOK_EVENTS_MAX = 50
+
+# Every business date the API takes (invoice, due, period, receipt, certification, log dates):
+# a day a construction job's books can hold. Outside it a date is a typing slip (a year 0226,
+# 9999-12-31 as "never"), 400 `parameter_invalid` with the range in the message.
+BUSINESS_DATE_MIN = datetime.date(1970, 1, 1)
+BUSINESS_DATE_MAX = datetime.date(2099, 12, 31)

@@ -6,6 +6,7 @@ Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude (
 most two decimals, kept as `Decimal`.
 """
 
+import datetime
 from decimal import Decimal
 
 from drf_spectacular.types import OpenApiTypes
@@ -14,6 +15,7 @@ from rest_framework import serializers
 
 from audit.ids import has_prefix
 from jobcost.errors import ApiError, NotFound
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 from jobcost.money import cents_problem
 
 TWO_PLACES = Decimal("0.01")
@@ -40,6 +42,28 @@ class CentsField(serializers.Field):
 
     def to_representation(self, value):
         return int(value)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "date",
+        "description": f"A day from {BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}.",
+    }
+)
+class BusinessDateField(serializers.DateField):
+    """A business date (`YYYY-MM-DD`) within `BUSINESS_DATE_MIN` … `BUSINESS_DATE_MAX`
+    (jobcost/limits.py); outside it 400 `parameter_invalid` naming the range."""
+
+    def to_internal_value(self, value) -> datetime.date:
+        day = super().to_internal_value(value)
+        if not BUSINESS_DATE_MIN <= day <= BUSINESS_DATE_MAX:
+            raise serializers.ValidationError(
+                f"{self.field_name} must be a date from {BUSINESS_DATE_MIN} to "
+                f"{BUSINESS_DATE_MAX}.",
+                code="invalid",
+            )
+        return day
 
 
 class ExactNumberField(serializers.Field):

@@ -41,6 +41,10 @@ class Project(Audited, TimestampedModel):
     approved_changes = models.BigIntegerField(default=0, editable=False)
     retainage_pct = models.DecimalField(max_digits=5, decimal_places=2, default=0)
     currency = models.CharField(max_length=3, default="usd")
+    # What the G702 heading prints (docs/documents.md): the day the prime contract was signed
+    # and the architect (or engineer) who certifies the applications.
+    contract_date = models.DateField(null=True, blank=True)
+    architect_name = models.CharField(max_length=200, blank=True)
 
     class Meta:
         indexes = [list_index("project_list", "account")]
