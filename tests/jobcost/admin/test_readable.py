@@ -16,14 +16,21 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from jobcost.demo.accountant import USERNAME
-from jobcost.models import Commitment, Membership
+from jobcost.models import Commitment, Membership, PayApp
 from tests.jobcost.admin.pages import admin_url, errors_of, form_data, readonly, text
 from tests.shared import rows_for_the_module
 
 pytestmark = pytest.mark.postgres
 
-ID = re.compile(r"\b(?:prj|vnd|cc|pa|inv|cmt|co|lw|own|rfi|log|aa|bl|acct|key)_[0-9A-Za-z]{12,}\b")
+ID = re.compile(
+    r"\b(?:prj|vnd|cc|pa|inv|cmt|co|lw|own|rfi|log|aa|bl|acct|key|pmt)_[0-9A-Za-z]{12,}\b"
+)
 JARGON = ("SPEC", "§", "allow_missing_waivers", " cents", "/v1/")
+# What History must never show a person: a timestamp or a date as stored (a day in a person's
+# own words, a log's notes, stays as typed), or a raw amount in cents (a value of five or more
+# digits that is not a dollar figure; an address's postal code is text, not a value).
+ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|[→—:]\s+\d{4}-\d{2}-\d{2}\b")
+RAW_CENTS = re.compile(r"[→—:]\s+-?\d{5,}(?![\d,.])")
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,7 @@ def _title(response) -> str:
 
 
 def test_every_page_of_the_demo_reads_without_ids_or_jargon(accountant):
-    checked = 0
+    checked = histories = 0
     for model, model_admin in admin.site._registry.items():
         opts = model._meta
         name = f"admin:{opts.app_label}_{opts.model_name}"
@@ -83,8 +90,13 @@ def test_every_page_of_the_demo_reads_without_ids_or_jargon(accountant):
                 visible = _visible(page)
                 for word in JARGON:
                     assert word not in visible, (name, view, word)
+                if view == "history":
+                    for pattern in (ID, ISO_TIMESTAMP, RAW_CENTS):
+                        found = pattern.search(visible)
+                        assert not found, (name, found.group(0), visible[: found.end() + 80])
+                    histories += 1
                 checked += 1
-    assert checked > 30
+    assert checked > 30 and histories > 15
 
 
 def _request(client):
@@ -110,6 +122,24 @@ def test_history_is_the_audit_trail_with_money_in_dollars(accountant):
     assert "Created" in body and "System" in body
     assert f"{USERNAME} (manager)" in body
     assert "→ $150,000.00" in body
+
+
+def test_history_names_records_and_writes_codes_dates_and_lines_in_words(accountant):
+    """The demo's October pay app: its G703 change-order row in dollars, its project and
+    account by name, its status by label, its days as the site writes them."""
+    pay_app = PayApp.objects.get(project__number="2026-014", number=2)
+
+    page = accountant.get(reverse("admin:jobcost_payapp_history", args=[quote(pay_app.pk)]))
+    body = " ".join(_visible(page).replace(" :", ":").split())
+
+    assert "Line CO-001: — → $48,500.00" in body
+    assert "Project: — → 2026-014 Lincoln Elementary" in body
+    assert "Account: — → Demo Builders" in body
+    assert "Status: Draft → Submitted" in body
+    assert "Period end: — → Oct. 31, 2026" in body
+    assert "Retainage (%): — → 10%" in body
+    assert "Lien waivers missing: — → Ampere Electric, Inc." in body
+    assert "4850000" not in body and "aia_g702_g703" not in body
 
 
 def test_a_refused_save_shows_the_stored_figures(accountant):
