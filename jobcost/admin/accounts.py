@@ -14,7 +14,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 
-from jobcost.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, is_operator, run_each
+from jobcost.admin.base import (
+    ReadOnlyAdmin,
+    ServiceAdmin,
+    ServiceForm,
+    confirm_each,
+    is_operator,
+)
 from jobcost.admin.fields import LabelledMultipleChoiceField, with_account
 from jobcost.models import Account, ApiKey, Membership, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
@@ -140,14 +146,17 @@ class ApiKeyAdmin(ServiceAdmin):
         add_never_cache_headers(response)  # includes no-store: no cache may keep the secret
         return response
 
-    @admin.action(description="Revoke selected API keys", permissions=["revoke"])
+    @admin.action(description="Revoke selected API keys…", permissions=["revoke"])
     def revoke(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda key: api_key_revoke(api_key_id=key.pk),
             "revoked (requests with it get 401 api_key_revoked within a second)",
+            title="Revoke API keys",
+            explain="Requests made with a revoked key are refused within a second. A revoked "
+            "key cannot be restored: make a new one.",
         )
 
 

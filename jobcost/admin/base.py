@@ -581,3 +581,29 @@ def run_each_with_reason(
         "form": form,
     }
     return TemplateResponse(request, "admin/jobcost/reason_action.html", context)
+
+
+def confirm_each(
+    modeladmin: admin.ModelAdmin,
+    request,
+    queryset: models.QuerySet,
+    service: Callable[[models.Model], models.Model],
+    done: str,
+    *,
+    title: str,
+    explain: str,
+) -> TemplateResponse | None:
+    """A status move run from a list, after a confirmation page that lists the selected
+    objects and says what the move will do (`explain`, in the accountant's words); nothing
+    runs until "Confirm" is pressed. The page and the run are `run_each_with_reason`'s,
+    without a reason."""
+    return run_each_with_reason(
+        modeladmin,
+        request,
+        queryset,
+        lambda obj, reason: service(obj),
+        done,
+        title=title,
+        required=None,
+        explain=explain,
+    )

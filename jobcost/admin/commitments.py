@@ -14,9 +14,9 @@ from django.urls import path
 from jobcost.admin.base import (
     ServiceAdmin,
     ServiceForm,
+    confirm_each,
     money_column,
     project_number_column,
-    run_each,
 )
 from jobcost.admin.commitment_ledger import ledger
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
@@ -236,34 +236,43 @@ class CommitmentAdmin(ServiceAdmin):
     def service_update(self, request, obj, changes):
         return commitments.commitment_update(commitment_id=obj.pk, changes=changes)
 
-    @admin.action(description="Execute (draft → executed)", permissions=["change"])
+    @admin.action(description="Execute (draft → executed)…", permissions=["change"])
     def execute(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda c: commitments.commitment_execute(commitment_id=c.pk),
             "executed",
+            title="Execute commitments",
+            explain="An executed commitment is binding: its amount counts as committed on its "
+            "budget line and the vendor's invoices can be received against it. Its amounts "
+            "can no longer be edited; later changes go through change orders.",
         )
 
-    @admin.action(description="Close (executed → closed)", permissions=["change"])
+    @admin.action(description="Close (executed → closed)…", permissions=["change"])
     def close(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda c: commitments.commitment_close(commitment_id=c.pk),
             "closed",
+            title="Close commitments",
+            explain="A closed commitment takes no more invoices.",
         )
 
     @admin.action(
-        description="Void (draft, or executed with nothing billed)", permissions=["change"]
+        description="Void (draft, or executed with nothing billed)…", permissions=["change"]
     )
     def void(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda c: commitments.commitment_void(commitment_id=c.pk),
             "voided",
+            title="Void commitments",
+            explain="A void commitment is cancelled: it no longer counts as committed and "
+            "takes no invoices. This cannot be undone.",
         )

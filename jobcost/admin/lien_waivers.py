@@ -20,10 +20,10 @@ from django.utils import timezone
 from jobcost.admin.base import (
     ServiceAdmin,
     ServiceForm,
+    confirm_each,
     date_range,
     money_column,
     project_number_column,
-    run_each,
     visible_queryset,
 )
 from jobcost.admin.display import dollars
@@ -269,8 +269,8 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
     def service_update(self, request, obj, changes):
         return lien_waivers.lien_waiver_update(lien_waiver_id=obj.pk, changes=changes)
 
-    def _mark(self, request, queryset, status: str, done: str) -> None:
-        run_each(
+    def _mark(self, request, queryset, status: str, done: str, title: str, explain: str):
+        return confirm_each(
             self,
             request,
             queryset,
@@ -278,12 +278,28 @@ class LienWaiverAdmin(ObjectSteps, ServiceAdmin):
                 lien_waiver_id=waiver.pk, changes={"status": status}
             ),
             done,
+            title=title,
+            explain=explain,
         )
 
-    @admin.action(description="Mark received (today)", permissions=["change"])
+    @admin.action(description="Mark received (today)…", permissions=["change"])
     def mark_received(self, request, queryset):
-        self._mark(request, queryset, LienWaiverStatus.RECEIVED, "received")
+        return self._mark(
+            request,
+            queryset,
+            LienWaiverStatus.RECEIVED,
+            "received",
+            "Mark lien waivers received",
+            "Each waiver is recorded as received today; a pay app no longer waits for it.",
+        )
 
-    @admin.action(description="Mark rejected", permissions=["change"])
+    @admin.action(description="Mark rejected…", permissions=["change"])
     def mark_rejected(self, request, queryset):
-        self._mark(request, queryset, LienWaiverStatus.REJECTED, "rejected")
+        return self._mark(
+            request,
+            queryset,
+            LienWaiverStatus.REJECTED,
+            "rejected",
+            "Mark lien waivers rejected",
+            "Each waiver is recorded as rejected; the vendor still owes a valid one.",
+        )

@@ -17,9 +17,9 @@ from jobcost.admin.base import (
     ReadOnlyInline,
     ServiceAdmin,
     ServiceForm,
+    confirm_each,
     money_column,
     role_allows,
-    run_each,
 )
 from jobcost.admin.budget_forecast import COLUMNS, Forecast
 from jobcost.admin.display import accounting, percent
@@ -316,27 +316,59 @@ class ProjectAdmin(ServiceAdmin):
     def service_update(self, request, obj, changes):
         return project_update(project_id=obj.pk, changes=changes)
 
-    def _move(self, request, queryset, status: str, done: str) -> None:
-        run_each(
+    def _move(self, request, queryset, status: str, done: str, title: str, explain: str):
+        return confirm_each(
             self,
             request,
             queryset,
             lambda project: project_update(project_id=project.pk, changes={"status": status}),
             done,
+            title=title,
+            explain=explain,
         )
 
-    @admin.action(description="Activate (bid → active)", permissions=["change"])
+    @admin.action(description="Activate (bid → active)…", permissions=["change"])
     def activate(self, request, queryset):
-        self._move(request, queryset, ProjectStatus.ACTIVE, "now active")
+        return self._move(
+            request,
+            queryset,
+            ProjectStatus.ACTIVE,
+            "now active",
+            "Activate projects",
+            "An active project takes commitments, invoices and pay apps. Its contract amount "
+            "and original budget are then fixed: later changes go through change orders.",
+        )
 
-    @admin.action(description="Move to closeout (active → closeout)", permissions=["change"])
+    @admin.action(description="Move to closeout (active → closeout)…", permissions=["change"])
     def move_to_closeout(self, request, queryset):
-        self._move(request, queryset, ProjectStatus.CLOSEOUT, "now in closeout")
+        return self._move(
+            request,
+            queryset,
+            ProjectStatus.CLOSEOUT,
+            "now in closeout",
+            "Move projects to closeout",
+            "Closeout is the last billing and retainage stage; the project can be reopened.",
+        )
 
-    @admin.action(description="Reopen (closeout → active)", permissions=["change"])
+    @admin.action(description="Reopen (closeout → active)…", permissions=["change"])
     def reopen(self, request, queryset):
-        self._move(request, queryset, ProjectStatus.ACTIVE, "reopened (active)")
+        return self._move(
+            request,
+            queryset,
+            ProjectStatus.ACTIVE,
+            "reopened (active)",
+            "Reopen projects",
+            "The project goes back to active.",
+        )
 
-    @admin.action(description="Close (closeout → closed; no more writes)", permissions=["change"])
+    @admin.action(description="Close (closeout → closed; no more writes)…", permissions=["change"])
     def close(self, request, queryset):
-        self._move(request, queryset, ProjectStatus.CLOSED, "closed")
+        return self._move(
+            request,
+            queryset,
+            ProjectStatus.CLOSED,
+            "closed",
+            "Close projects",
+            "A closed project takes no more writes of any kind: no invoices, pay apps, change "
+            "orders or edits to it or its records. This cannot be undone here.",
+        )

@@ -143,3 +143,15 @@ def member_client(account, role: str, projects=()):
     client = Client()
     client.force_login(membership.user)
     return client
+
+
+def run_list_action(client: Client, list_url: str, action: str, objects) -> object:
+    """Run a list's status-move action as a person does: select the objects, pick the
+    action (the confirmation page comes back, listing them, and nothing has run yet), then
+    press "Confirm" on that page. Returns the list page the admin redirects to."""
+    selected = [obj.pk for obj in objects]
+    asked = client.post(list_url, {"action": action, "_selected_action": selected})
+    assert asked.status_code == 200, asked.status_code
+    assert 'id="reason_form"' in asked.content.decode(), "no confirmation page"
+    confirm = form_data(asked, "reason_form")
+    return client.post(list_url, confirm, follow=True)

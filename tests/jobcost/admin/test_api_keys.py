@@ -8,7 +8,7 @@ from jobcost.models import ApiKey
 from jobcost.services.api_keys import hash_secret
 from tests.conftest import Api, error_of
 from tests.factories import ProjectFactory
-from tests.jobcost.admin.pages import admin_url, errors_of, messages_of
+from tests.jobcost.admin.pages import admin_url, errors_of, messages_of, run_list_action
 
 ADD = "/admin/jobcost/apikey/add/"
 SECRET = re.compile(r"jc_test_[A-Za-z0-9]{40}")
@@ -59,9 +59,7 @@ def test_revoke_action_makes_the_key_401(web, job):
     key = ApiKey.objects.get(name="Field office")
     assert Api(secret).get("/v1/projects").status_code == 200
 
-    response = web.post(
-        "/admin/jobcost/apikey/", {"action": "revoke", "_selected_action": [key.pk]}, follow=True
-    )
+    response = run_list_action(web, "/admin/jobcost/apikey/", "revoke", [key])
 
     assert (
         "success",

@@ -6,7 +6,7 @@ from decimal import Decimal
 from audit.models import AuditEntry
 from jobcost.models import BudgetLine, Commitment
 from tests.factories import CommitmentFactory, VendorFactory
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of
+from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, run_list_action
 
 LIST = "/admin/jobcost/commitment/"
 
@@ -20,9 +20,7 @@ def committed(cost_code) -> int:
 
 
 def _act(web, action, *commitments):
-    return web.post(
-        LIST, {"action": action, "_selected_action": [c.pk for c in commitments]}, follow=True
-    )
+    return run_list_action(web, LIST, action, commitments)
 
 
 def test_add_commitment_takes_the_service_defaults_and_is_audited(web, job):

@@ -28,6 +28,7 @@ from tests.jobcost.admin.pages import (
     messages_of,
     readonly,
     results_text,
+    run_list_action,
     text,
 )
 
@@ -50,9 +51,7 @@ def money(db):
 
 
 def _act(web, action, *waivers):
-    return web.post(
-        LIST, {"action": action, "_selected_action": [w.pk for w in waivers]}, follow=True
-    )
+    return run_list_action(web, LIST, action, waivers)
 
 
 def _api(account) -> Api:

@@ -12,7 +12,15 @@ from jobcost.services.commitments import commitment_execute
 from jobcost.services.cost_codes import budget_line_update
 from tests.conftest import Api
 from tests.factories import AccountFactory, OwnerFactory, ProjectFactory, make_key
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, readonly, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    messages_of,
+    readonly,
+    run_list_action,
+    text,
+)
 
 ADD = "/admin/jobcost/project/add/"
 
@@ -204,11 +212,24 @@ def test_change_page_shows_the_rollups_the_api_returns(web, job):
 
 
 def _act(web, action, *projects):
-    return web.post(
-        "/admin/jobcost/project/",
-        {"action": action, "_selected_action": [p.pk for p in projects]},
-        follow=True,
+    return run_list_action(web, "/admin/jobcost/project/", action, projects)
+
+
+def test_activate_from_the_list_asks_first_and_moves_nothing_until_confirmed(web, job):
+    bid = ProjectFactory(account=job.account, owner=job.owner, number="J-0101", status="bid")
+    entries = AuditEntry.objects.filter(target_id=bid.pk).count()
+
+    asked = web.post(
+        "/admin/jobcost/project/", {"action": "activate", "_selected_action": [bid.pk]}
     )
+
+    page = text(asked)
+    assert asked.status_code == 200 and 'id="reason_form"' in page
+    assert "Activate projects" in page and str(bid) in page
+    assert "contract amount" in page and "change orders" in page
+    bid.refresh_from_db()
+    assert bid.status == "bid"
+    assert AuditEntry.objects.filter(target_id=bid.pk).count() == entries
 
 
 def test_status_actions_follow_the_status_machine(web, job):
