@@ -12,8 +12,10 @@ reason) and void are buttons on the change order's page, each behind a confirmat
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.db.models import F
+from django.http import HttpResponseRedirect
 
 from jobcost.admin.base import (
     ReadOnlyInline,
@@ -248,6 +250,24 @@ class ChangeOrderAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
         if obj is not None and obj.status != S.DRAFT:
             return False
         return super().has_change_permission(request, obj)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """A save posted to a change order that is no longer a draft (a page left open while
+        it was submitted or approved) is answered in words on its page, not with Django's
+        "permission denied", which would blame the user's role; nothing is written."""
+        if request.method == "POST" and object_id is not None:
+            obj = self.get_object(request, unquote(object_id))
+            may_edit_drafts = super().has_change_permission(request, obj)
+            if obj is not None and obj.status != S.DRAFT and may_edit_drafts:
+                self.message_user(
+                    request,
+                    f"{obj} is {obj.get_status_display().lower()}: only a draft change order "
+                    "can be edited. Nothing was saved; a further change needs a new change "
+                    "order.",
+                    messages.ERROR,
+                )
+                return HttpResponseRedirect(request.path)
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

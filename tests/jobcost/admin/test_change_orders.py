@@ -108,7 +108,30 @@ def test_a_pending_change_order_shows_its_lines_read_only_in_dollars(web, money)
     assert "$5,400.00" in body  # the budget change of the line
     assert "03-000 Concrete" in body
     assert 'name="_save"' not in body
-    assert web.post(admin_url(change_order), {"title": "Renamed"}).status_code == 403
+    # The lines are the read-only table, not entry boxes.
+    assert 'name="lines-0-amount"' not in body and 'name="lines-0-cost_code"' not in body
+
+
+def test_a_save_posted_to_an_approved_change_order_is_refused_in_words(web, money):
+    change_order = make_change_order(
+        money.project, cost_code=money.codes["03-000"], amount=600_000, status="approved"
+    )
+    entries = AuditEntry.objects.filter(target_id=change_order.pk).count()
+
+    refused = web.post(admin_url(change_order), {"title": "Renamed"}, follow=True)
+
+    assert refused.status_code == 200
+    assert messages_of(refused) == [
+        (
+            "error",
+            f"{change_order} is approved: only a draft change order can be edited. Nothing "
+            "was saved; a further change needs a new change order.",
+        )
+    ]
+    assert "permission" not in text(refused).lower()
+    change_order.refresh_from_db()
+    assert change_order.title != "Renamed"
+    assert AuditEntry.objects.filter(target_id=change_order.pk).count() == entries
 
 
 def test_approving_an_owner_change_order_moves_the_contract_budget_and_pay_app(web, money):
