@@ -29,7 +29,7 @@ from jobcost.money import MONEY_MAX
 from jobcost.selectors.g702 import g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers, waivers_missing
 from jobcost.selectors.pay_apps import pay_app_figures
-from jobcost.services import pay_apps
+from jobcost.services import pay_app_payments, pay_apps
 
 S = PayAppStatus
 
@@ -348,7 +348,7 @@ STEPS = (
         "mark_paid",
         (S.APPROVED,),
         NoForm,
-        lambda p, data: pay_apps.pay_app_mark_paid(pay_app_id=p.pk),
+        lambda p, data: pay_app_payments.pay_app_mark_paid(pay_app_id=p.pk),
     ),
 )
 STEPS_BY_SLUG = {step.slug: step for step in STEPS}
