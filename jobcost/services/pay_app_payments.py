@@ -32,18 +32,19 @@ S = PayAppStatus
 
 def _lock_approved(pay_app_id: str, *, verb: str) -> PayApp:
     """Lock the pay app's open project, then the pay app (409 `project_closed`), and check
-    it is approved: 409 `invalid_state_transition` otherwise, saying why in words."""
+    it is approved: 409 `invalid_state_transition` otherwise, saying why in words (`verb`:
+    what the caller was about to do, "record a payment")."""
     pay_app = lock_project_first(PayApp, pay_app_id)
     if pay_app.status == S.PAID:
         raise not_allowed(
             pay_app,
-            message=f"Pay app #{pay_app.number} is paid in full; nothing remains to {verb}.",
+            message=f"Pay app #{pay_app.number} is paid in full; nothing remains to receive.",
         )
     if pay_app.status != S.APPROVED:
         raise not_allowed(
             pay_app,
             message=f"Pay app #{pay_app.number} is {pay_app.status}; the owner pays an approved "
-            f"(certified) pay app, so approve it before you {verb}.",
+            f"(certified) pay app: approve it before you {verb}.",
         )
     return pay_app
 
@@ -78,7 +79,7 @@ def pay_app_payment_create(
     Emits: audit pay_app_payment.created, pay_app.payment_received, pay_app.paid; events
     pay_app.updated, pay_app.paid.
     """
-    pay_app = _lock_approved(pay_app_id, verb="receive")
+    pay_app = _lock_approved(pay_app_id, verb="record a payment")
     if amount <= 0:
         raise InvalidRequest("amount must be a positive number of cents.", param="amount")
     day = ensure_not_future(
@@ -131,7 +132,7 @@ def pay_app_mark_paid(
 
     Emits: audit pay_app_payment.created, pay_app.paid; events pay_app.paid.
     """
-    pay_app = _lock_approved(pay_app_id, verb="receive")
+    pay_app = _lock_approved(pay_app_id, verb="mark it paid")
     remaining = amount_remaining(pay_app.amount_certified, paid_to_date(pay_app.pk)) or 0
     if remaining:
         pay_app_payment_create(

@@ -50,6 +50,7 @@ def test_the_section_lists_the_reports_on_home_and_index(job):
         "wip",
         "job-cost",
         "ap-aging",
+        "ar-aging",
         "retainage",
     ]
 
