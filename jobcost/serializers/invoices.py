@@ -33,8 +33,9 @@ class InvoiceSerializer(ResourceSerializer):
     pay_app = serializers.CharField(source="period_pay_app_id", allow_null=True, read_only=True)
     approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
     paid_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    # Written by mark-paid (as is `payment_reference`, from its `reference`).
     paid_on = serializers.DateField(
-        read_only=True, allow_null=True, help_text="The day it was paid; null until paid."
+        allow_null=True, help_text="The day it was paid; null until paid."
     )
     payment_reference = serializers.CharField(
         read_only=True, allow_blank=True, help_text="The check or wire number it was paid with."

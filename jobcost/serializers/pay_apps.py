@@ -78,19 +78,17 @@ class PayAppSerializer(ResourceSerializer):
     lien_waivers_missing = serializers.SerializerMethodField()
     lines_url = serializers.SerializerMethodField()
     rejection_reason = serializers.CharField(read_only=True, allow_blank=True)
+    # The certificate: written by approve (not read-only, as a waiver's `received_on`).
     amount_certified = CentsField(
-        read_only=True,
         allow_null=True,
         help_text="What the owner's architect certified for payment at approval (cents, at "
         "most line 8); null until approved.",
     )
     certified_on = serializers.DateField(
-        read_only=True,
         allow_null=True,
         help_text="The day of the certificate; null until approved.",
     )
     certification_note = serializers.CharField(
-        read_only=True,
         allow_blank=True,
         help_text="Why the architect certified less than line 8 (may be empty otherwise).",
     )
@@ -218,10 +216,10 @@ class PayAppPaymentSerializer(serializers.Serializer):
     pay_app = serializers.CharField(source="pay_app_id", read_only=True)
     project = serializers.CharField(source="project_id", read_only=True)
     currency = serializers.CharField(read_only=True)
-    amount = CentsField(read_only=True, help_text="Cents received (> 0).")
-    received_on = serializers.DateField(read_only=True)
+    amount = CentsField(help_text="Cents received (> 0).")
+    received_on = serializers.DateField(help_text="The day the money came in.")
     reference = serializers.CharField(
-        read_only=True, allow_blank=True, help_text="The owner's check or wire number."
+        allow_blank=True, help_text="The owner's check or wire number."
     )
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
