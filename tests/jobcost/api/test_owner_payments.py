@@ -10,16 +10,20 @@ bills 1,000,000 of work on item 1, so line 4 = 1,000,000, line 5 = 100,000, line
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
+from django.db import connection, connections
 from django.utils import timezone
 
+from audit.ids import new_id
 from audit.models import AuditEntry
 from jobcost.models import Invoice, PayApp, PayAppPayment
 from jobcost.services import pay_apps as pay_app_services
-from tests.conftest import error_of
-from tests.factories import make_invoice, make_job, make_pay_app
+from tests.conftest import Api, error_of
+from tests.factories import AccountFactory, make_invoice, make_job, make_key, make_pay_app
 from tests.jobcost.api.state import DOMAIN_MODELS, digest
+from tests.waiting import backend_pid, until_blocked_by
 from webhooks.models import Event
 
 LINE_8 = 900_000
@@ -425,3 +429,65 @@ def test_invoice_mark_paid_refuses_a_day_before_the_invoice_or_after_today(api, 
     )
     assert digest(DOMAIN_MODELS) == before
     assert Invoice.objects.get(pk=invoice.pk).status == "approved"
+
+
+# --- the row lock ----------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_receipt_waits_for_one_in_flight_and_reads_what_it_left():
+    """Another transaction holds the pay app (as a receipt does) and has inserted a receipt of
+    everything that remains, not yet committed. A second receipt must queue on the pay app's
+    row and, once the first commits, find nothing remaining: 422, never a receipt past the
+    certificate (without the lock it would read the uncommitted first as absent and pass)."""
+    account = AccountFactory()
+    job = make_job(account)
+    _, secret = make_key(account, "admin")
+    pay_app = submitted(job)
+    pay_app_services.pay_app_approve(pay_app_id=pay_app.pk)
+    holder = connections.create_connection("default")
+    probe = connections.create_connection("default")
+    results = {}
+
+    def second():
+        try:
+            results["response"] = Api(secret).post(
+                f"/v1/pay-apps/{pay_app.pk}/payments", {"amount": 1}
+            )
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=second)
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            table = connection.ops.quote_name(PayApp._meta.db_table)
+            cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE", [pay_app.pk])
+            cursor.execute(
+                f"INSERT INTO {connection.ops.quote_name(PayAppPayment._meta.db_table)} "
+                "(id, created_at, updated_at, account_id, project_id, pay_app_id, amount, "
+                "received_on, reference) VALUES (%s, now(), now(), %s, %s, %s, %s, %s, '')",
+                [
+                    new_id("pmt"),
+                    account.pk,
+                    job.project.pk,
+                    pay_app.pk,
+                    LINE_8,
+                    today(),
+                ],
+            )
+        thread.start()
+        until_blocked_by(probe, backend_pid(holder), alive=thread.is_alive)
+        holder.commit()
+    finally:
+        probe.close()
+        holder.close()
+        if thread.ident is not None:
+            thread.join(timeout=60)
+    assert not thread.is_alive()
+    response = results["response"]
+    assert response.status_code == 422, response.content
+    assert error_of(response)["code"] == "exceeds_amount_remaining"
+    assert "the $0.00 remaining" in error_of(response)["message"]
+    assert PayAppPayment.objects.filter(pay_app=pay_app).count() == 1
