@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from jobcost.api.expand import parse_expand
 from jobcost.api.filters import reject_unknown_params
 from jobcost.api.output import render_one
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
@@ -210,9 +211,9 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     )
     @action(detail=True, methods=["get"])
     def payments(self, request, *args, **kwargs):
-        pay_app = self.get_object()
+        pay_app_id = self.visible_id()
         return self.render_list(
-            pay_app.payments.select_related("project"),
+            PayAppPayment.objects.filter(pay_app_id=pay_app_id).select_related("project"),
             serializer_class=PayAppPaymentSerializer,
         )
 
@@ -240,6 +241,7 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         pay_app_id = self.visible_id()
         data = self.parse(PayAppPaymentCreateSerializer)
         reject_unknown_params(request.query_params)
+        parse_expand(request.query_params, PayAppPaymentSerializer, is_list=False)
         payment = pay_app_payments.pay_app_payment_create(pay_app_id=pay_app_id, **data)
         payment = PayAppPayment.objects.select_related("project").get(pk=payment.pk)
         return Response(
