@@ -111,6 +111,8 @@ class PayAppErrorCode(StrEnum):
     SCHEDULE_OF_VALUES_UNBALANCED = "schedule_of_values_unbalanced"
     EXCEEDS_SCHEDULED_VALUE = "exceeds_scheduled_value"
     LIEN_WAIVERS_MISSING = "lien_waivers_missing"
+    EXCEEDS_PAYMENT_DUE = "exceeds_payment_due"
+    EXCEEDS_AMOUNT_REMAINING = "exceeds_amount_remaining"
 
 
 class ReportErrorCode(StrEnum):

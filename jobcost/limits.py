@@ -23,6 +23,11 @@ MANPOWER_ROWS_MAX = 200
 # Webhook endpoint `events`: the catalogue has 35 types, plus `*`.
 WEBHOOK_EVENTS_MAX = 50
 
+# Text the owner's side keeps: the architect's reason for certifying less than applied for,
+# and a check or wire number (the column holds 100 characters).
+CERTIFICATION_NOTE_MAX = 2000
+PAYMENT_REFERENCE_MAX = 100
+
 # Every business date the API takes (invoice, due, period, receipt, certification, log dates):
 # a day a construction job's books can hold. Outside it a date is a typing slip (a year 0226,
 # 9999-12-31 as "never"), 400 `parameter_invalid` with the range in the message.

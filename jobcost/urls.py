@@ -39,6 +39,7 @@ REPORTS = (
     ("job-cost", "job_cost"),
     ("job-cost/transactions", "job_cost_transactions"),
     ("ap-aging", "ap_aging"),
+    ("ar-aging", "ar_aging"),
     ("retainage", "retainage"),
 )
 report_urls = [

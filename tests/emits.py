@@ -30,6 +30,7 @@ SERVICE_MODULES = (
     "jobcost.services.invoices",
     "jobcost.services.lien_waivers",
     "jobcost.services.parties",
+    "jobcost.services.pay_app_payments",
     "jobcost.services.pay_apps",
     "jobcost.services.projects",
     "jobcost.services.rfis",

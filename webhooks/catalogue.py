@@ -51,8 +51,9 @@ def event_resources() -> dict:
     return {name: r for name, r in RESOURCES.items() if r.event_prefix is not None}
 
 
-# Audit action → event verb, where they differ ("lines_updated" on a pay app is an update).
-VERBS = {"lines_updated": "updated"}
+# Audit action → event verb, where they differ ("lines_updated" on a pay app is an update, and
+# so is a receipt that leaves it approved, "payment_received").
+VERBS = {"lines_updated": "updated", "payment_received": "updated"}
 
 
 def event_type(object_name: str, action: str) -> str | None:

@@ -12,12 +12,15 @@ date) is the API's. Lien waivers are in `jobcost.admin.lien_waivers`.
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import quote, unquote
+from django.contrib.admin.widgets import AdminDateWidget
 from django.core.exceptions import PermissionDenied
 from django.db.models import F
 from django.http import Http404
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from jobcost.admin.base import (
@@ -38,6 +41,7 @@ from jobcost.admin.invoice_coding import CODABLE, coding_view
 from jobcost.admin.object_steps import ObjectSteps, Step
 from jobcost.error_codes import CommitmentErrorCode
 from jobcost.errors import ApiError, ValidationFailed
+from jobcost.limits import PAYMENT_REFERENCE_MAX
 from jobcost.models import (
     Commitment,
     CommitmentStatus,
@@ -122,6 +126,23 @@ class InvoiceLineInline(ReadOnlyInline):
         )
 
 
+class InvoicePaymentForm(forms.Form):
+    """The "Mark paid" page: the day the invoice was paid (default today) and the check or
+    wire number."""
+
+    paid_on = forms.DateField(
+        label="Paid on",
+        widget=AdminDateWidget,
+        help_text="Today or earlier, not before the invoice date.",
+    )
+    reference = forms.CharField(
+        label="Check or wire number", max_length=PAYMENT_REFERENCE_MAX, required=False
+    )
+
+    def __init__(self, data=None, *, obj: Invoice) -> None:
+        super().__init__(data, initial={"paid_on": timezone.localdate()})
+
+
 def with_period_pay_app_number(queryset, date_field: str):
     """`queryset` with `period_pay_app_number` beside the selector's `period_pay_app_id`."""
     return queryset.annotate(period_pay_app_number=pay_app_holding(date_field, "number"))
@@ -166,10 +187,19 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
             explain=lambda invoice: (
                 f"Record invoice {invoice.number} from {invoice.vendor.name} as paid "
                 f"({dollars(invoice.net_amount, invoice.currency)} net of "
-                f"{dollars(invoice.retainage_amount, invoice.currency)} retainage)."
+                f"{dollars(invoice.retainage_amount, invoice.currency)} retainage), with the "
+                "day it was paid and the check or wire number."
             ),
-            run=lambda invoice, _data: invoices.invoice_mark_paid(invoice_id=invoice.pk),
-            done=lambda invoice: f"Invoice {invoice.number} marked paid.",
+            run=lambda invoice, data: invoices.invoice_mark_paid(
+                invoice_id=invoice.pk, paid_on=data["paid_on"], reference=data["reference"]
+            ),
+            done=lambda invoice: (
+                f"Invoice {invoice.number} marked paid on {invoice.paid_on:%b} "
+                f"{invoice.paid_on.day}, {invoice.paid_on.year}"
+                + (f" ({invoice.payment_reference})." if invoice.payment_reference else ".")
+            ),
+            form=InvoicePaymentForm,
+            form_takes_object=True,
         ),
         Step(
             slug="void",
@@ -205,6 +235,7 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
             },
         ),
         ("Lien waivers", {"fields": ["lien_waivers_display"]}),
+        ("Payment", {"fields": ["paid_on", "payment_reference"]}),
         ("History", {"fields": ["approved_at", "paid_at", "voided_at", *TIMESTAMPS]}),
     )
     change_readonly = (
@@ -220,6 +251,8 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
         "net_amount_display",
         "approved_at",
         "paid_at",
+        "paid_on",
+        "payment_reference",
         "voided_at",
         *TIMESTAMPS,
     )

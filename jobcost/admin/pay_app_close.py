@@ -7,8 +7,9 @@ each behind a confirmation page (docs/backoffice/pay-apps.md).
   value is flagged on its row by the service's own rule (`scheduled_value_breach`) and nothing
   is written. The page then shows the stored G702, never one computed from refused input.
 - `STEPS` lists what the page offers (submit, submit over missing waivers, approve, reject,
-  mark paid) as `object_steps.Step`s: the button, the API action whose role rule applies
-  (`policy.authorize`), when it is offered, the reason asked and the service it calls.
+  record payment, mark paid; the owner's side is `pay_app_owner`) as `object_steps.Step`s:
+  the button, the API action whose role rule applies (`policy.authorize`), when it is
+  offered, what it asks and the service it calls.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from jobcost.admin.base import REFUSALS
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
 from jobcost.admin.object_steps import NoForm, RequiredReasonForm, Step
+from jobcost.admin.pay_app_owner import APPROVE, MARK_PAID, RECORD_PAYMENT
 from jobcost.error_codes import PayAppErrorCode
 from jobcost.errors import ValidationFailed, translate
 from jobcost.models import PayApp, PayAppLine, PayAppStatus
@@ -281,11 +283,14 @@ EXPLAIN = {
     "submit-over-waivers": "The application goes to the owner although the lien waivers below "
     "have not been received. The override, the vendors and your reason are recorded on the "
     "audit trail.",
-    "approve": "The owner certified the application: it becomes the previous certificate of "
-    "the next one.",
+    "approve": "The owner's architect certified each application in full (its current payment "
+    "due, line 8), dated today: it becomes the previous certificate of the next one. To "
+    "certify less or on another day, use Approve on the pay app's page.",
     "reject": "The owner sent the application back: it returns to draft and its period opens "
     "again for corrections. The owner's reason is kept on the pay app.",
-    "mark-paid": "The owner's payment of the current payment due was received.",
+    "mark-paid": "What remains of each certificate was received from the owner today, as one "
+    "payment with no check number. To record a check number, another day or part of the "
+    "amount, use Record payment on the pay app's page.",
 }
 DONE = {
     "submit": "Submitted to the owner.",
@@ -326,14 +331,7 @@ STEPS = (
         offered=lambda p: p.status == S.DRAFT and _has_missing_waivers(p),
         details=missing_waivers_table,
     ),
-    _step(
-        "approve",
-        "Approve",
-        "approve",
-        (S.SUBMITTED,),
-        NoForm,
-        lambda p, data: pay_apps.pay_app_approve(pay_app_id=p.pk),
-    ),
+    APPROVE,
     _step(
         "reject",
         "Reject",
@@ -342,14 +340,8 @@ STEPS = (
         RequiredReasonForm,
         lambda p, data: pay_apps.pay_app_reject(pay_app_id=p.pk, reason=data["reason"]),
     ),
-    _step(
-        "mark-paid",
-        "Mark paid",
-        "mark_paid",
-        (S.APPROVED,),
-        NoForm,
-        lambda p, data: pay_apps.pay_app_mark_paid(pay_app_id=p.pk),
-    ),
+    RECORD_PAYMENT,
+    MARK_PAID,
 )
 STEPS_BY_SLUG = {step.slug: step for step in STEPS}
 

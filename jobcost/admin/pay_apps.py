@@ -4,8 +4,10 @@ A draft is created here with `pay_app_create` (project and period); the period's
 entered through `PATCH /v1/pay-apps/{id}` (lines), so the change page is view-only: the
 G702 figures are computed by `selectors.pay_apps.pay_app_figures` on the row read through
 `visible.pay_app_list` (the API's figures, exactly) and the G703 rows are a read-only inline.
-Submit, submit overriding missing lien waivers, reject (with a reason), approve and mark
-paid are actions calling the services behind `POST /v1/pay-apps/{id}/…`.
+Submit, submit overriding missing lien waivers, reject (with a reason), approve (the
+architect's certificate), record payment and mark paid are buttons (and list actions) calling
+the services behind `POST /v1/pay-apps/{id}/…`; the certificate, the owner's payments and
+what remains are shown on the page (`pay_app_owner`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.contrib.admin.widgets import AdminDateWidget
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from jobcost.admin.base import (
     ServiceAdmin,
@@ -39,11 +41,16 @@ from jobcost.admin.pay_app_close import (
     STEPS_BY_SLUG,
     G703Grid,
 )
+from jobcost.admin.pay_app_owner import receipts_table
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
 from jobcost.selectors.g702 import G702
-from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
+from jobcost.selectors.pay_apps import (
+    amount_remaining,
+    pay_app_figures,
+    pay_app_missing_waivers,
+)
 from jobcost.services import pay_apps
 
 TIMESTAMPS = ("created_at", "updated_at")
@@ -81,6 +88,11 @@ def _figures(pay_app: PayApp) -> G702:
     if cached is None:
         cached = pay_app.__dict__["_admin_g702"] = pay_app_figures(pay_app)
     return cached
+
+
+def _owner_figure(name: str, cents: int | None, pay_app: PayApp) -> str:
+    """A figure of the owner's side, in dollars, marked `data-owner="<field>"`."""
+    return format_html('<span data-owner="{}">{}</span>', name, dollars(cents, pay_app.currency))
 
 
 def figure(name: str, description: str):
@@ -124,6 +136,19 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
             },
         ),
         ("G702 application for payment", {"fields": G702_FIELDS}),
+        (
+            "Certificate and payments",
+            {
+                "fields": [
+                    "amount_certified_display",
+                    "certified_on_display",
+                    "certification_note",
+                    "amount_paid_display",
+                    "amount_remaining_display",
+                    "receipts_display",
+                ]
+            },
+        ),
         ("Lien waivers", {"fields": ["lien_waivers_missing_display"]}),
         (
             "Dates",
@@ -186,6 +211,39 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
         "retainage_this_period", G702_LABELS["retainage_this_period"]
     )
     net_due_this_period_display = figure("net_due_this_period", G702_LABELS["net_due_this_period"])
+
+    @admin.display(description="Amount certified")
+    def amount_certified_display(self, pay_app: PayApp) -> str:
+        return _owner_figure("amount_certified", pay_app.amount_certified, pay_app)
+
+    @admin.display(description="Certified on")
+    def certified_on_display(self, pay_app: PayApp) -> str:
+        day = pay_app.certified_on
+        return f"{day:%b} {day.day}, {day.year}" if day else "—"
+
+    @admin.display(description="Received from the owner")
+    def amount_paid_display(self, pay_app: PayApp) -> str:
+        return _owner_figure("amount_paid", pay_app.amount_paid, pay_app)
+
+    @admin.display(description="Remaining to receive")
+    def amount_remaining_display(self, pay_app: PayApp) -> str:
+        remaining = amount_remaining(pay_app.amount_certified, pay_app.amount_paid)
+        return _owner_figure("amount_remaining", remaining, pay_app)
+
+    @admin.display(description="Payments")
+    def receipts_display(self, pay_app: PayApp) -> str:
+        table = receipts_table(pay_app)
+        if not table["rows"]:
+            return "None recorded."
+        head = format_html_join("", '<th scope="col">{}</th>', ((c,) for c in table["columns"]))
+        body = format_html_join(
+            "",
+            '<tr data-receipt><td>{}</td><td>{}</td><td class="money">{}</td></tr>',
+            table["rows"],
+        )
+        return format_html(
+            '<table id="receipts"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>', head, body
+        )
 
     @admin.display(description="Period")
     def period(self, pay_app: PayApp) -> str:

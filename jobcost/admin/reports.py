@@ -1,5 +1,5 @@
 """The back office's Reports section (docs/backoffice/reports.md): the WIP schedule, the job
-cost report with its drill-down to transactions, the AP aging and retainage, each as of a day
+cost report with its drill-down to transactions, the AP and AR aging and retainage, each as of a day
 picked on the page, with totals, and downloadable as CSV, XLSX and PDF.
 
 Every figure comes from the same selectors as `/v1/reports/…` (`jobcost.selectors.reports`),
@@ -31,7 +31,7 @@ from jobcost.documents.report_files import (
     render_xlsx,
 )
 from jobcost.errors import InvalidRequest
-from jobcost.models import CostCode, Project, Vendor
+from jobcost.models import CostCode, Owner, Project, Vendor
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import (
     JOB_COST,
@@ -45,6 +45,7 @@ from jobcost.selectors.reports.payables import (
     ap_aging_report,
     retainage_report,
 )
+from jobcost.selectors.reports.receivables import AR_AGING, ar_aging_report
 from jobcost.selectors.reports.table import (
     CENTS,
     DATE,
@@ -118,6 +119,16 @@ PAGES = {
             "retainage held per vendor.",
         ),
         Page(
+            "ar-aging",
+            AR_AGING,
+            lambda scope, as_of, project, owner, **_: ar_aging_report(
+                scope, as_of=as_of, project=project, owner=owner
+            ),
+            ("project", "owner"),
+            about="What each owner owes on the certified pay apps, by days since "
+            "certification, and the retainage the owner holds per project.",
+        ),
+        Page(
             "retainage",
             RETAINAGE,
             lambda scope, as_of, project, vendor, **_: retainage_report(
@@ -130,7 +141,8 @@ PAGES = {
     )
 }
 # The pages listed in the Reports section (the transactions open from the job cost report).
-LISTED = ("wip", "job-cost", "ap-aging", "retainage")
+LISTED = ("wip", "job-cost", "ap-aging", "ar-aging", "retainage")
+FILTERS = ("project", "owner", "cost_code", "vendor")
 
 
 class ReportForm(forms.Form):
@@ -148,11 +160,12 @@ class ReportForm(forms.Form):
     project = forms.ChoiceField(label="Project", required=False, error_messages=NOT_OFFERED)
     cost_code = forms.ChoiceField(label="Cost code", required=False, error_messages=NOT_OFFERED)
     vendor = forms.ChoiceField(label="Vendor", required=False, error_messages=NOT_OFFERED)
+    owner = forms.ChoiceField(label="Owner", required=False, error_messages=NOT_OFFERED)
 
     def __init__(self, data, *, scope, page: Page):
         super().__init__(data)
         self.page = page
-        for name in ("project", "cost_code", "vendor"):
+        for name in FILTERS:
             if name not in page.filters:
                 del self.fields[name]
         if "project" in self.fields:
@@ -167,6 +180,9 @@ class ReportForm(forms.Form):
             self.fields["vendor"].choices = [("", "Every vendor")] + [
                 (v.pk, v.name) for v in vendors
             ]
+        if "owner" in self.fields:
+            owners = scope.filter(Owner.objects.order_by("name"), None)
+            self.fields["owner"].choices = [("", "Every owner")] + [(o.pk, o.name) for o in owners]
         if "cost_code" in self.fields:
             codes = scope.filter(CostCode.objects.order_by("project__number", "code"))
             project = (data or {}).get("project")
@@ -185,7 +201,7 @@ class ReportForm(forms.Form):
     def chosen(self) -> str:
         """The filters chosen, in words: `Project: 2026-014 Lincoln Elementary`."""
         words = []
-        for name in ("project", "cost_code", "vendor"):
+        for name in FILTERS:
             value = self.cleaned_data.get(name)
             if name in self.fields and value:
                 label = dict(self.fields[name].choices).get(value, value)
@@ -196,10 +212,7 @@ class ReportForm(forms.Form):
         """The report's arguments: `as_of` and each filter (None when not chosen)."""
         return {
             "as_of": self.cleaned_data["as_of"],
-            **{
-                name: self.cleaned_data.get(name) or None
-                for name in ("project", "cost_code", "vendor")
-            },
+            **{name: self.cleaned_data.get(name) or None for name in FILTERS},
         }
 
 

@@ -51,6 +51,10 @@ ACTION_CAPABILITY: dict[str, str] = {
     "approve": APPROVE,
     "reject": APPROVE,
     "mark_paid": APPROVE,
+    # The owner's receipts of a pay app (GET/POST /v1/pay-apps/{id}/payments): reading them
+    # is reading the pay app; recording one is marking it (partly) paid.
+    "payments": READ,
+    "record_payment": APPROVE,
 }
 
 # (basename, action) → capability, where the action name alone does not decide.

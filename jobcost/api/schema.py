@@ -308,7 +308,8 @@ class JobcostAutoSchema(AutoSchema):
                 schema["pattern"] = NOT_BLANK_PATTERN
             if isinstance(field, CentsField):
                 # The money cap (README "Limits"), not the int64 range: past it is 400.
-                schema["minimum"] = -MONEY_MAX if field.allow_negative else 0
+                # A `positive` amount (an invoice's, a receipt's) is 1 cent or more.
+                schema["minimum"] = -MONEY_MAX if field.allow_negative else int(field.positive)
                 schema["maximum"] = MONEY_MAX
             elif isinstance(field, RefField):
                 schema["pattern"] = f"^{field.prefix}_"

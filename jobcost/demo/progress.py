@@ -233,6 +233,22 @@ NOVEMBER = PayAppRow(
 
 PAY_APPS = (SEPTEMBER, OCTOBER, NOVEMBER)
 
+
+@dataclass(frozen=True)
+class OwnerReceipt:
+    """The owner's payment of a certified pay app (by its number): the day the money came in
+    and the district's check number. The certificates themselves are dated the day the demo
+    is loaded, the day the pay apps are submitted and approved through the services."""
+
+    pay_app: int
+    received_on: datetime.date
+    reference: str
+
+
+# September's certificate (#1, $438,300.00 in full) paid by the district's check; October's
+# (#2, certified in full) not yet paid.
+OWNER_RECEIPTS = (OwnerReceipt(1, D(2026, 11, 6), "CVUSD check 20417"),)
+
 # The project manager's cost-to-complete forecast (cents) entered in November: on earthwork,
 # the subcontract's remaining balance ($34,130.00) plus the pending rock excavation
 # ($33,000.00 of cost, CO-003), so the exposure shows as a variance before the owner answers.

@@ -6,9 +6,10 @@ owner one lands on that draft as its G703 row) or leave one pending; receive the
 invoices, code them, approve them (which posts their cost and requests a conditional progress
 lien waiver) or void them; record the waivers received or rejected; enter the G703
 this-period figures; then submit (with the missing-waivers override where the data says so)
-and approve the pay app, or leave it a draft. Late waivers are received after the submit;
-paid invoices and pay apps are marked paid last, and the project manager's cost-to-complete
-forecasts are entered on their budget lines.
+and approve the pay app (certified in full, on the day of loading), or leave it a draft. Late
+waivers are received after the submit; paid invoices are marked paid last, the owner's check
+for a paid pay app is recorded as a receipt of its whole certified amount (which makes it
+paid), and the project manager's cost-to-complete forecasts are entered on their budget lines.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ from jobcost.services.invoices import (
     invoice_void,
 )
 from jobcost.services.lien_waivers import lien_waiver_update
+from jobcost.services.pay_app_payments import pay_app_payment_create
 from jobcost.services.pay_apps import (
     pay_app_approve,
     pay_app_create,
-    pay_app_mark_paid,
     pay_app_submit,
     pay_app_update,
 )
@@ -162,7 +163,7 @@ def demo_progress_load(project: Project) -> None:
     caller's actor). Every write goes through a service; a refusal raises its `ApiError`."""
     job = _Job(project)
     paid_invoices: list[Invoice] = []
-    paid_pay_apps: list[PayApp] = []
+    certified: dict[int, PayApp] = {}
     for row in data.PAY_APPS:
         pay_app = pay_app_create(
             project=project, period_start=row.period_start, period_end=row.period_end
@@ -185,12 +186,17 @@ def demo_progress_load(project: Project) -> None:
         pay_app_approve(pay_app_id=pay_app.pk)
         for invoice, invoice_row in late:
             _record_waiver(invoice, invoice_row)
-        if row.final == PayAppStatus.PAID:
-            paid_pay_apps.append(pay_app)
+        certified[pay_app.number] = pay_app
     for invoice in paid_invoices:
         invoice_mark_paid(invoice_id=invoice.pk)
-    for pay_app in paid_pay_apps:
-        pay_app_mark_paid(pay_app_id=pay_app.pk)
+    for receipt in data.OWNER_RECEIPTS:
+        pay_app = PayApp.objects.get(pk=certified[receipt.pay_app].pk)
+        pay_app_payment_create(
+            pay_app_id=pay_app.pk,
+            amount=pay_app.amount_certified,
+            received_on=receipt.received_on,
+            reference=receipt.reference,
+        )
     for code, estimate in data.COST_TO_COMPLETE.items():
         budget_line_update(
             budget_line_id=job.codes[code].budget_line.pk,

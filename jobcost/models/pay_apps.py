@@ -10,6 +10,7 @@ from audit.ids import prefixed_id
 from jobcost.models.accounts import Account
 from jobcost.models.base import TimestampedModel, list_index
 from jobcost.models.projects import CostCode, Project
+from jobcost.money import format_dollars
 
 
 class PayAppStatus(models.TextChoices):
@@ -117,7 +118,8 @@ class PayAppPayment(Audited, TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"Payment {self.pk}"
+        """`Payment of $4,000.00 received 2026-11-06`: what people read where it is named."""
+        return f"Payment of {format_dollars(self.amount)} received {self.received_on}"
 
     @property
     def currency(self) -> str:

@@ -1,8 +1,11 @@
-"""A loaded pay app's G703 rows and G702 figures, and the one rule of G702 line 7."""
+"""A loaded pay app's G703 rows and G702 figures, the one rule of G702 line 7, and the owner's
+side: what the receipts paid and what remains of the amount certified (docs/computations.md,
+"Owner payments")."""
 
-from django.db.models import QuerySet
+from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 
-from jobcost.models import CERTIFIED_STATUSES, PayApp
+from jobcost.models import CERTIFIED_STATUSES, PayApp, PayAppPayment
 from jobcost.selectors.g702 import G702, G703Row, g702, g703_row
 from jobcost.selectors.lien_waivers import missing_vendor_ids
 
@@ -34,3 +37,33 @@ def earlier_certificate(project_id, number) -> QuerySet:
         .order_by("-number")
         .values("certified_earned_less_retainage")[:1]
     )
+
+
+def receipts_sum(pay_app=None, **filters) -> Coalesce:
+    """Σ `amount` (cents) of a pay app's receipts, 0 when it has none, as an expression:
+    of the row's own pay app (`OuterRef("pk")`) when `pay_app` is None, so a list annotates it
+    in its one query; `filters` narrow the receipts (`created_at__lt=…` for a past day)."""
+    receipts = (
+        PayAppPayment.objects.filter(pay_app=OuterRef("pk") if pay_app is None else pay_app)
+        .filter(**filters)
+        .order_by()
+        .values("pay_app")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    big = BigIntegerField()
+    return Coalesce(Subquery(receipts, output_field=big), Value(0, output_field=big))
+
+
+def paid_to_date(pay_app_id: str) -> int:
+    """`amount_paid` of one pay app: Σ its receipts (cents). One query."""
+    total = PayAppPayment.objects.filter(pay_app_id=pay_app_id).aggregate(total=Sum("amount"))
+    return total["total"] or 0
+
+
+def amount_remaining(amount_certified: int | None, amount_paid: int) -> int | None:
+    """`amount_remaining` (cents): the amount certified less the receipts, never below 0;
+    None while nothing is certified (a draft or submitted pay app)."""
+    if amount_certified is None:
+        return None
+    return max(amount_certified - amount_paid, 0)

@@ -39,7 +39,7 @@ from jobcost.models import (
     Vendor,
 )
 from jobcost.scope import Scope
-from jobcost.selectors.pay_apps import earlier_certificate
+from jobcost.selectors.pay_apps import earlier_certificate, receipts_sum
 from jobcost.selectors.rollups import projected_cost_expr
 
 BIG = BigIntegerField()
@@ -177,8 +177,9 @@ def lien_waiver_list(scope: Scope) -> QuerySet[LienWaiver]:
 
 
 def pay_app_list(scope: Scope) -> QuerySet[PayApp]:
-    """Pay apps with their lines, billed change orders, the project's open waivers and
-    `previous_certificates` (G702 line 7) — five queries for any page size."""
+    """Pay apps with their lines, billed change orders, the project's open waivers,
+    `previous_certificates` (G702 line 7) and `amount_paid` (Σ the owner's receipts, cents) —
+    five queries for any page size."""
     earlier = earlier_certificate(OuterRef("project_id"), OuterRef("number"))
     open_waivers = LienWaiver.objects.exclude(status=LienWaiverStatus.RECEIVED).only(
         "id", "project_id", "vendor_id", "status", "through_date"
@@ -193,7 +194,8 @@ def pay_app_list(scope: Scope) -> QuerySet[PayApp]:
         .annotate(
             previous_certificates=Coalesce(
                 Subquery(earlier, output_field=BIG), Value(0, output_field=BIG)
-            )
+            ),
+            amount_paid=receipts_sum(),
         )
     )
 

@@ -2,9 +2,9 @@
 
 from rest_framework import serializers
 
-from jobcost.api.fields import CentsField, IndexedListField, PercentField
+from jobcost.api.fields import BusinessDateField, CentsField, IndexedListField, PercentField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
-from jobcost.limits import INVOICE_LINES_MAX
+from jobcost.limits import INVOICE_LINES_MAX, PAYMENT_REFERENCE_MAX
 from jobcost.models import InvoiceStatus, LienWaiverStatus, LienWaiverType
 from jobcost.serializers.refs import ref
 
@@ -33,6 +33,13 @@ class InvoiceSerializer(ResourceSerializer):
     pay_app = serializers.CharField(source="period_pay_app_id", allow_null=True, read_only=True)
     approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
     paid_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    # Written by mark-paid (as is `payment_reference`, from its `reference`).
+    paid_on = serializers.DateField(
+        allow_null=True, help_text="The day it was paid; null until paid."
+    )
+    payment_reference = serializers.CharField(
+        read_only=True, allow_blank=True, help_text="The check or wire number it was paid with."
+    )
     voided_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
@@ -64,6 +71,23 @@ class InvoiceUpdateSerializer(InputSerializer):
         min_length=1,
         max_length=INVOICE_LINES_MAX,
         required=False,
+    )
+
+
+class InvoiceMarkPaidSerializer(InputSerializer):
+    """Mark paid: the day and the check or wire number."""
+
+    output = InvoiceSerializer
+    paid_on = BusinessDateField(
+        required=False,
+        help_text="The day it was paid: today or earlier, not before the invoice date; default "
+        "today.",
+    )
+    reference = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=PAYMENT_REFERENCE_MAX,
+        help_text="The check or wire number; shown as `payment_reference`.",
     )
 
 

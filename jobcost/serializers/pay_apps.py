@@ -3,12 +3,22 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from jobcost.api.fields import CentsField, IndexedListField, PercentField, StrictBooleanField
-from jobcost.api.serializers import ConstField, InputSerializer, ResourceSerializer
-from jobcost.limits import PAY_APP_LINE_ENTRIES_MAX
+from jobcost.api.fields import (
+    BusinessDateField,
+    CentsField,
+    IndexedListField,
+    PercentField,
+    StrictBooleanField,
+)
+from jobcost.api.serializers import ConstField, FigureField, InputSerializer, ResourceSerializer
+from jobcost.limits import CERTIFICATION_NOTE_MAX, PAY_APP_LINE_ENTRIES_MAX, PAYMENT_REFERENCE_MAX
 from jobcost.models import PayAppFormat, PayAppStatus
 from jobcost.selectors.g702 import g703_row
-from jobcost.selectors.pay_apps import pay_app_figures, pay_app_missing_waivers
+from jobcost.selectors.pay_apps import (
+    amount_remaining,
+    pay_app_figures,
+    pay_app_missing_waivers,
+)
 from jobcost.serializers.refs import ref
 
 G702_FIELDS = (
@@ -68,6 +78,33 @@ class PayAppSerializer(ResourceSerializer):
     lien_waivers_missing = serializers.SerializerMethodField()
     lines_url = serializers.SerializerMethodField()
     rejection_reason = serializers.CharField(read_only=True, allow_blank=True)
+    # The certificate: written by approve (not read-only, as a waiver's `received_on`).
+    amount_certified = CentsField(
+        allow_null=True,
+        help_text="What the owner's architect certified for payment at approval (cents, at "
+        "most line 8); null until approved.",
+    )
+    certified_on = serializers.DateField(
+        allow_null=True,
+        help_text="The day of the certificate; null until approved.",
+    )
+    certification_note = serializers.CharField(
+        allow_blank=True,
+        help_text="Why the architect certified less than line 8 (may be empty otherwise).",
+    )
+    amount_paid = CentsField(
+        read_only=True, help_text="Σ the owner's receipts (`/payments`), cents; 0 with none."
+    )
+    amount_remaining = FigureField(
+        lambda pay_app, _context: amount_remaining(pay_app.amount_certified, pay_app.amount_paid),
+        {
+            "type": "integer",
+            "format": "int64",
+            "nullable": True,
+            "description": "amount_certified − amount_paid (cents, never below 0): what the "
+            "owner still owes on the certificate; null until approved.",
+        },
+    )
     submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
     approved_at = serializers.DateTimeField(read_only=True, allow_null=True)
     paid_at = serializers.DateTimeField(read_only=True, allow_null=True)
@@ -145,3 +182,77 @@ class PayAppSubmitSerializer(InputSerializer):
 
 class PayAppRejectSerializer(InputSerializer):
     reason = serializers.CharField()
+
+
+class PayAppApproveSerializer(InputSerializer):
+    """The architect's certificate (docs/resources.md, pay_app, "Certification")."""
+
+    output = PayAppSerializer
+    amount_certified = CentsField(
+        required=False,
+        help_text="Cents, from 0 to the current payment due (line 8); default line 8. More is "
+        "422 `exceeds_payment_due`.",
+    )
+    certified_on = BusinessDateField(
+        required=False,
+        help_text="The certificate's day: today or earlier, not before the submission day; "
+        "default today.",
+    )
+    certification_note = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=CERTIFICATION_NOTE_MAX,
+        help_text="Why less than line 8 is certified; required then (400 `parameter_missing`).",
+    )
+
+
+class PayAppPaymentSerializer(serializers.Serializer):
+    """A receipt from the owner against an approved pay app (docs/resources.md,
+    pay_app_payment). Listed at `/v1/pay-apps/{id}/payments`; it has no route of its own, so
+    no `audit_trail`: its receipt is on the pay app's audit trail."""
+
+    id = serializers.CharField(read_only=True)
+    object = ConstField("pay_app_payment")
+    pay_app = serializers.CharField(source="pay_app_id", read_only=True)
+    project = serializers.CharField(source="project_id", read_only=True)
+    currency = serializers.CharField(read_only=True)
+    amount = CentsField(help_text="Cents received (> 0).")
+    received_on = serializers.DateField(help_text="The day the money came in.")
+    reference = serializers.CharField(
+        allow_blank=True, help_text="The owner's check or wire number."
+    )
+    created_at = serializers.DateTimeField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
+
+
+class PayAppPaymentCreateSerializer(InputSerializer):
+    output = PayAppPaymentSerializer
+    amount = CentsField(
+        positive=True,
+        help_text="Cents received, more than 0 and at most the pay app's `amount_remaining` "
+        "(else 422 `exceeds_amount_remaining`).",
+    )
+    received_on = BusinessDateField(
+        required=False, help_text="The day the money came in: today or earlier; default today."
+    )
+    reference = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=PAYMENT_REFERENCE_MAX,
+        help_text="The owner's check or wire number.",
+    )
+
+
+class PayAppMarkPaidSerializer(InputSerializer):
+    """Mark paid: what remains is recorded as one receipt with these."""
+
+    output = PayAppSerializer
+    received_on = BusinessDateField(
+        required=False, help_text="The day the money came in: today or earlier; default today."
+    )
+    reference = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=PAYMENT_REFERENCE_MAX,
+        help_text="The owner's check or wire number.",
+    )

@@ -14,6 +14,7 @@ from jobcost.api.fields import PercentField
 from jobcost.api.serializers import ConstField
 from jobcost.selectors.reports.job_cost import JOB_COST, TRANSACTIONS
 from jobcost.selectors.reports.payables import AP_AGING, RETAINAGE
+from jobcost.selectors.reports.receivables import AR_AGING
 from jobcost.selectors.reports.table import (
     CENTS,
     DATE,
@@ -78,4 +79,5 @@ WipReportSerializer = report_serializer(WIP)
 JobCostReportSerializer = report_serializer(JOB_COST)
 JobCostTransactionsReportSerializer = report_serializer(TRANSACTIONS)
 ApAgingReportSerializer = report_serializer(AP_AGING)
+ArAgingReportSerializer = report_serializer(AR_AGING)
 RetainageReportSerializer = report_serializer(RETAINAGE)

@@ -3,6 +3,7 @@ audited saves."""
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 from collections.abc import Callable, Iterator
@@ -410,6 +411,25 @@ def transition(
     if stamp:
         setattr(obj, stamp, timezone.now())
     return save_audited(obj, action=action)
+
+
+def day_in_words(day: datetime.date) -> str:
+    """`November 6, 2026`: a date as a refusal message writes it."""
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def ensure_not_future(day: datetime.date, *, param: str, what: str) -> datetime.date:
+    """A day that has come (the account's business day, `localdate`): 400
+    `parameter_invalid` with `param` for a later one, naming `what` ("The date received")
+    and today in words. Returns `day`."""
+    today = timezone.localdate()
+    if day > today:
+        raise InvalidRequest(
+            f"{what}, {day_in_words(day)}, is in the future; enter today "
+            f"({day_in_words(today)}) or an earlier day.",
+            param=param,
+        )
+    return day
 
 
 def next_number(taken: set[str], prefix: str) -> str:

@@ -34,10 +34,13 @@ from jobcost.models import (
 from jobcost.money import format_dollars, percent_of
 from jobcost.services.common import (
     check_writable,
+    day_in_words,
+    ensure_not_future,
     ensure_project_open,
     hold_project_open,
     hold_with,
     lock,
+    lock_in_state,
     lock_with,
     not_allowed,
     save_audited,
@@ -366,22 +369,38 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
 
 
 @service
-def invoice_mark_paid(*, invoice_id: str) -> Invoice:
-    """approved → paid.
+def invoice_mark_paid(
+    *, invoice_id: str, paid_on: datetime.date | None = None, reference: str = ""
+) -> Invoice:
+    """approved → paid, on `paid_on` (default today) with the check or wire `reference`
+    (≤ 100 characters, may be empty), kept as `paid_on` and `payment_reference`. A `paid_on`
+    after today or before the invoice date is 400 `parameter_invalid` (param `paid_on`); an
+    invoice not approved is 409 `invalid_state_transition`.
 
     Emits: audit invoice.paid; events invoice.paid.
     """
     status = Invoice.objects.values_list("status", flat=True).get(pk=invoice_id)
-    return transition(
+    invoice = lock_in_state(
         Invoice,
         invoice_id,
         allowed=(S.APPROVED,),
-        to=S.PAID,
         verb="mark paid",
-        action="paid",
-        stamp="paid_at",
         message=f"Only approved invoices can be marked paid; this one is {status}.",
     )
+    day = ensure_not_future(
+        paid_on or timezone.localdate(), param="paid_on", what="The payment date"
+    )
+    if day < invoice.invoice_date:
+        raise InvalidRequest(
+            f"The payment date, {day_in_words(day)}, is before invoice {invoice.number}'s date "
+            f"({day_in_words(invoice.invoice_date)}); an invoice is paid on or after its date.",
+            param="paid_on",
+        )
+    invoice.status = S.PAID
+    invoice.paid_at = timezone.now()
+    invoice.paid_on = day
+    invoice.payment_reference = reference
+    return save_audited(invoice, action="paid")
 
 
 @service

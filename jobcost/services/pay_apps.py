@@ -1,5 +1,6 @@
 """Pay apps (docs/resources.md, pay_app): create the next draft, enter the period's work, submit
-with the lien-waiver rule, reject back to draft, approve (certify), mark paid.
+with the lien-waiver rule, reject back to draft, approve (certify an amount on a day). The
+owner's receipts and marking paid are `services.pay_app_payments`.
 
 Lines are generated at creation: one per cost code with a scheduled value (ordered by code,
 items "1", "2", …) and one per approved owner change order (item = the change order number),
@@ -21,7 +22,7 @@ from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from audit.services import record, record_created
-from jobcost.error_codes import PayAppErrorCode
+from jobcost.error_codes import PayAppErrorCode, RequestErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
     CERTIFIED_STATUSES,
@@ -40,13 +41,14 @@ from jobcost.selectors.lien_waivers import vendors_missing_waivers
 from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.services.common import (
     bulk_set,
+    day_in_words,
+    ensure_not_future,
     lock_in_state,
     lock_open_project,
     lock_project_first,
     not_allowed,
     save_audited,
     service,
-    transition,
 )
 from jobcost.services.totals import ensure_g702_totals
 
@@ -414,39 +416,70 @@ def pay_app_reject(*, pay_app_id: str, reason: str) -> PayApp:
 
 
 @service
-def pay_app_approve(*, pay_app_id: str) -> PayApp:
-    """submitted → approved (certified by the owner or architect).
+def pay_app_approve(
+    *,
+    pay_app_id: str,
+    amount_certified: int | None = None,
+    certified_on: datetime.date | None = None,
+    certification_note: str = "",
+) -> PayApp:
+    """submitted → approved: the owner's architect certifies `amount_certified` cents for
+    payment on `certified_on` (docs/resources.md, pay_app, "Certification").
+
+    `amount_certified` is from 0 to the current payment due (G702 line 8, or 0 when line 8 is
+    negative); default line 8. More is 422 `exceeds_payment_due` (param `amount_certified`,
+    in dollars); a negative amount is 400 `parameter_invalid`. Certifying less than line 8
+    needs a `certification_note` saying why (400 `parameter_missing`, param
+    `certification_note`). `certified_on` defaults to today; a later day, or a day before the
+    pay app was submitted, is 400 `parameter_invalid` (param `certified_on`). The amount, day
+    and note are stored on the pay app, so they are in the `approved` audit entry and the
+    `pay_app.approved` event; the note is also the entry's note. 409
+    `invalid_state_transition` unless submitted, 409 `project_closed`.
 
     Emits: audit pay_app.approved; events pay_app.approved.
     """
-    return transition(
-        PayApp,
-        pay_app_id,
-        allowed=(S.SUBMITTED,),
-        to=S.APPROVED,
-        verb="approve",
-        action="approved",
-        stamp="approved_at",
-        project_first=True,
+    pay_app = lock_in_state(
+        PayApp, pay_app_id, allowed=(S.SUBMITTED,), verb="approve", project_first=True
     )
-
-
-@service
-def pay_app_mark_paid(*, pay_app_id: str) -> PayApp:
-    """approved → paid.
-
-    Emits: audit pay_app.paid; events pay_app.paid.
-    """
-    return transition(
-        PayApp,
-        pay_app_id,
-        allowed=(S.APPROVED,),
-        to=S.PAID,
-        verb="mark paid",
-        action="paid",
-        stamp="paid_at",
-        project_first=True,
+    due = _figures(pay_app).current_payment_due
+    payable = max(due, 0)
+    amount = payable if amount_certified is None else amount_certified
+    note = certification_note.strip()
+    if amount < 0:
+        raise InvalidRequest("amount_certified must be 0 or more cents.", param="amount_certified")
+    if amount > payable:
+        raise ValidationFailed(
+            f"The amount certified, {format_dollars(amount)}, is more than pay app "
+            f"#{pay_app.number}'s current payment due (G702 line 8) of {format_dollars(payable)}; "
+            "the architect certifies at most the amount applied for.",
+            code=PayAppErrorCode.EXCEEDS_PAYMENT_DUE,
+            param="amount_certified",
+            object_id=pay_app.pk,
+        )
+    if amount < due and not note:
+        raise InvalidRequest(
+            f"Certifying {format_dollars(amount)} of the {format_dollars(due)} current payment "
+            "due needs a certification_note saying why the architect certified less.",
+            code=RequestErrorCode.PARAMETER_MISSING,
+            param="certification_note",
+        )
+    submitted_on = timezone.localdate(pay_app.submitted_at)
+    day = ensure_not_future(
+        certified_on or timezone.localdate(), param="certified_on", what="The certification date"
     )
+    if day < submitted_on:
+        raise InvalidRequest(
+            f"The certification date, {day_in_words(day)}, is before pay app #{pay_app.number} "
+            f"was submitted ({day_in_words(submitted_on)}); the architect certifies an "
+            "application once it is submitted.",
+            param="certified_on",
+        )
+    pay_app.status = S.APPROVED
+    pay_app.approved_at = timezone.now()
+    pay_app.amount_certified = amount
+    pay_app.certified_on = day
+    pay_app.certification_note = note
+    return save_audited(pay_app, action="approved", note=note)
 
 
 def period_is_locked(project_id: str, day: datetime.date) -> bool:

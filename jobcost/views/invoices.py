@@ -14,6 +14,7 @@ from jobcost.filters import InvoiceFilter, LienWaiverFilter
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.invoices import (
     InvoiceCreateSerializer,
+    InvoiceMarkPaidSerializer,
     InvoiceSerializer,
     InvoiceUpdateSerializer,
     LienWaiverCreateSerializer,
@@ -104,12 +105,16 @@ class InvoiceViewSet(AuditTrailMixin, JobcostViewSet):
     @action_doc(
         InvoiceSerializer,
         "Mark an approved invoice paid",
-        EmptySerializer,
+        InvoiceMarkPaidSerializer,
+        description="`paid_on` (default today; not after today, not before the invoice date) "
+        "and the check or wire `reference` are kept as `paid_on` and `payment_reference`.",
         errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):
-        return self._transition(invoices.invoice_mark_paid)
+        invoice_id = self.visible_id()
+        data = self.parse(InvoiceMarkPaidSerializer)
+        return self.render(invoices.invoice_mark_paid(invoice_id=invoice_id, **data))
 
     @action_doc(
         InvoiceSerializer,

@@ -1,11 +1,17 @@
-"""/v1/pay-apps, /v1/pay-apps/{id}/lines and the printed /v1/pay-apps/{id}/pdf (rules in
-`services.pay_apps`, the document in `documents.pay_app_pdf`)."""
+"""/v1/pay-apps, /v1/pay-apps/{id}/lines, the owner's receipts at /v1/pay-apps/{id}/payments
+and the printed /v1/pay-apps/{id}/pdf (rules in `services.pay_apps` and
+`services.pay_app_payments`, the document in `documents.pay_app_pdf`)."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
+from rest_framework.response import Response
 
+from jobcost.api.expand import parse_expand
+from jobcost.api.filters import reject_unknown_params
+from jobcost.api.output import render_one
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
+from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.error_codes import (
@@ -16,16 +22,21 @@ from jobcost.error_codes import (
 )
 from jobcost.errors import InvalidRequest
 from jobcost.filters import PayAppFilter
+from jobcost.models import PayAppPayment
 from jobcost.serializers.commitments import EmptySerializer
 from jobcost.serializers.pay_apps import (
+    PayAppApproveSerializer,
     PayAppCreateSerializer,
     PayAppLineSerializer,
+    PayAppMarkPaidSerializer,
+    PayAppPaymentCreateSerializer,
+    PayAppPaymentSerializer,
     PayAppRejectSerializer,
     PayAppSerializer,
     PayAppSubmitSerializer,
     PayAppUpdateSerializer,
 )
-from jobcost.services import pay_apps
+from jobcost.services import pay_app_payments, pay_apps
 from jobcost.views.audit import AuditTrailMixin
 from jobcost.views.docs import (
     action_doc,
@@ -152,12 +163,19 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     @action_doc(
         PayAppSerializer,
         "Approve (certify) a submitted pay app",
-        EmptySerializer,
-        errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
+        PayAppApproveSerializer,
+        description="Records the architect's certificate: `amount_certified` (cents, 0 to the "
+        "current payment due, line 8; default line 8; less needs a `certification_note`) on "
+        "`certified_on` (default today; not before the submission day, not after today).",
+        errors={
+            400: (RequestErrorCode.PARAMETER_MISSING,),
+            409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION),
+            422: (PayAppErrorCode.EXCEEDS_PAYMENT_DUE,),
+        },
     )
     @action(detail=True, methods=["post"])
     def approve(self, request, *args, **kwargs):
-        return self._transition(pay_apps.pay_app_approve)
+        return self._transition(pay_apps.pay_app_approve, PayAppApproveSerializer)
 
     @action_doc(
         PayAppSerializer,
@@ -173,9 +191,60 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
     @action_doc(
         PayAppSerializer,
         "Mark an approved pay app paid",
-        EmptySerializer,
+        PayAppMarkPaidSerializer,
+        description="Records what remains of the amount certified (`amount_remaining`) as one "
+        "receipt dated `received_on` (default today) with the owner's `reference`, which makes "
+        "the pay app `paid`; it is `POST /v1/pay-apps/{id}/payments` for the whole remainder. "
+        "A pay app certified for $0.00 becomes paid with no receipt (then `received_on` and "
+        "`reference` are refused).",
         errors={409: (ProjectErrorCode.PROJECT_CLOSED, ResourceErrorCode.INVALID_STATE_TRANSITION)},
     )
     @action(detail=True, methods=["post"], url_path="mark-paid")
     def mark_paid(self, request, *args, **kwargs):
-        return self._transition(pay_apps.pay_app_mark_paid)
+        return self._transition(pay_app_payments.pay_app_mark_paid, PayAppMarkPaidSerializer)
+
+    @extend_schema(
+        summary="List the owner's receipts against the pay app, newest first",
+        description="Takes `limit` and `cursor`; no filters.",
+        responses={200: PayAppPaymentSerializer(many=True)},
+        filters=False,
+    )
+    @action(detail=True, methods=["get"])
+    def payments(self, request, *args, **kwargs):
+        pay_app_id = self.visible_id()
+        return self.render_list(
+            PayAppPayment.objects.filter(pay_app_id=pay_app_id).select_related("project"),
+            serializer_class=PayAppPaymentSerializer,
+        )
+
+    @extend_schema(
+        summary="Record the owner's receipt against an approved pay app",
+        description="Under the pay app's row lock: `amount` (cents) at most its "
+        "`amount_remaining`; when the receipts reach `amount_certified` the pay app becomes "
+        "`paid` (event `pay_app.paid`), else it stays approved (event `pay_app.updated`). "
+        "Answers the `pay_app_payment`.",
+        request=PayAppPaymentCreateSerializer,
+        responses={201: PayAppPaymentSerializer},
+        filters=False,
+        extensions={
+            ERROR_CODES_KEY: {
+                "409": (
+                    ProjectErrorCode.PROJECT_CLOSED,
+                    ResourceErrorCode.INVALID_STATE_TRANSITION,
+                ),
+                "422": (PayAppErrorCode.EXCEEDS_AMOUNT_REMAINING,),
+            }
+        },
+    )
+    @payments.mapping.post
+    def record_payment(self, request, *args, **kwargs):
+        pay_app_id = self.visible_id()
+        data = self.parse(PayAppPaymentCreateSerializer)
+        reject_unknown_params(request.query_params)
+        parse_expand(request.query_params, PayAppPaymentSerializer, is_list=False)
+        payment = pay_app_payments.pay_app_payment_create(pay_app_id=pay_app_id, **data)
+        payment = PayAppPayment.objects.select_related("project").get(pk=payment.pk)
+        return Response(
+            render_one(PayAppPaymentSerializer, payment, self.get_serializer_context()),
+            status=201,
+        )

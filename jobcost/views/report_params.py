@@ -6,13 +6,18 @@ from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api.pagination import DEFAULT_LIMIT, MAX_LIMIT
 from jobcost.api.schema import ENUM_NAME_KEY
-from jobcost.models import CostCode, Project, Vendor
+from jobcost.models import CostCode, Owner, Project, Vendor
 
 FORMATS = ("json", "csv", "xlsx")
 
 TEXTS = {
     name: (f"Only this {name.replace('_', ' ')}'s rows (`{model.PREFIX}_…`).", model.PREFIX)
-    for name, model in (("project", Project), ("vendor", Vendor), ("cost_code", CostCode))
+    for name, model in (
+        ("project", Project),
+        ("vendor", Vendor),
+        ("cost_code", CostCode),
+        ("owner", Owner),
+    )
 }
 PROJECT_REQUIRED = (
     f"The project (`{Project.PREFIX}_…`); required. A project this key cannot see is 404 "

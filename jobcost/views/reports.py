@@ -1,4 +1,4 @@
-"""/v1/reports/…: the WIP schedule, job cost (and its transactions), AP aging and retainage
+"""/v1/reports/…: the WIP schedule, job cost (and its transactions), AP and AR aging and retainage
 as list objects with totals, or as CSV or XLSX files (rules in `selectors.reports`, files in
 `documents.report_files`; docs/reports.md)."""
 
@@ -31,10 +31,12 @@ from jobcost.models import Project
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import job_cost_report, transactions_report
 from jobcost.selectors.reports.payables import ap_aging_report, retainage_report
+from jobcost.selectors.reports.receivables import ar_aging_report
 from jobcost.selectors.reports.table import FILE_ROWS_MAX, Report, sort_key
 from jobcost.selectors.reports.wip import wip_report
 from jobcost.serializers.reports import (
     ApAgingReportSerializer,
+    ArAgingReportSerializer,
     JobCostReportSerializer,
     JobCostTransactionsReportSerializer,
     RetainageReportSerializer,
@@ -82,6 +84,7 @@ class ReportViewSet(JobcostViewSet):
         "job_cost": "The job cost report: a page of cost codes and the totals.",
         "job_cost_transactions": "A page of posted costs and their total.",
         "ap_aging": "The AP aging: a page of vendors and the totals.",
+        "ar_aging": "The AR aging: a page of projects and the totals.",
         "retainage": "Retainage receivable and payable: a page of rows and the totals.",
     }
 
@@ -271,6 +274,21 @@ class ReportViewSet(JobcostViewSet):
     def ap_aging(self, request, *args, **kwargs):
         params = self.params(("project", "vendor"))
         return self.answer(ap_aging_report(self.scope, **params))
+
+    @report_doc(
+        ArAgingReportSerializer,
+        "The AR aging",
+        "Per project (with its owner), what the owner owes at the end of `as_of`: each "
+        "certificate made by then (its `amount_certified` less the receipts recorded by then) "
+        "in current (certified that day), 1–30, 31–60, 61–90 and over 90 days since its "
+        "`certified_on`, and the retainage the owner holds on the billing. A past month-end "
+        "never moves. Ordered by project number." + FILES_TEXT,
+        ("project", "owner"),
+    )
+    @action(detail=False, methods=["get"])
+    def ar_aging(self, request, *args, **kwargs):
+        params = self.params(("project", "owner"))
+        return self.answer(ar_aging_report(self.scope, **params))
 
     @report_doc(
         RetainageReportSerializer,

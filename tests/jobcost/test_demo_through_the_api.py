@@ -15,9 +15,10 @@ from collections import Counter, defaultdict
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from audit.models import AuditEntry
-from jobcost.demo import field_records, progress
+from jobcost.demo import field_records, progress, school_addition
 from jobcost.models import (
     AgentAction,
     ApiKey,
@@ -35,6 +36,7 @@ from jobcost.models import (
     Vendor,
 )
 from jobcost.money import HUNDRED
+from jobcost.selectors.reports.payables import bucket
 from tests.conftest import Api
 from tests.factories import make_key
 from tests.jobcost.test_seed_demo import (
@@ -133,6 +135,17 @@ def page_rows(demo: Demo) -> list[str]:
             f"{usd(p['total_retainage'])} | {usd(p['total_earned_less_retainage'])} | "
             f"{usd(p['less_previous_certificates'])} | {usd(p['current_payment_due'])} | "
             f"{missing or 'none'} |"
+        )
+    for n, p in demo.pay_apps.items():
+        if p["amount_certified"] is None:
+            continue
+        receipts = "; ".join(
+            f"{r['received_on']} {r['reference']} {usd(r['amount'])}"
+            for r in reversed(demo.listing(f"/v1/pay-apps/{p['id']}/payments"))
+        )
+        rows.append(
+            f"| #{n} | {usd(p['amount_certified'])} | {usd(p['amount_paid'])} | "
+            f"{usd(p['amount_remaining'])} | {receipts or '—'} |"
         )
     for line in demo.lines[3]:
         rows.append(
@@ -281,6 +294,31 @@ def test_the_money_flow_story_through_the_api(seeded):
     assert len(override) == 1
     ampere = names["Ampere Electric, Inc."]
     assert override[0]["changes"]["lien_waivers_missing"]["after"] == [ampere]
+
+    # The owner's side: both certified in full on the day the demo was loaded; #1 paid by the
+    # district's check, recorded through the receipt service; #2 owed, in the AR aging.
+    loaded = datetime.date.fromisoformat(first["approved_at"][:10])
+    for p in (first, second):
+        assert (p["amount_certified"], p["certified_on"], p["certification_note"]) == (
+            p["current_payment_due"],
+            loaded.isoformat(),
+            "",
+        )
+    (receipt,) = demo.listing(f"/v1/pay-apps/{first['id']}/payments")
+    assert (receipt["amount"], receipt["received_on"], receipt["reference"]) == (
+        first["amount_certified"],
+        progress.OWNER_RECEIPTS[0].received_on.isoformat(),
+        "CVUSD check 20417",
+    )
+    assert (first["amount_paid"], first["amount_remaining"]) == (first["amount_certified"], 0)
+    assert demo.listing(f"/v1/pay-apps/{second['id']}/payments") == []
+    assert (second["amount_paid"], second["amount_remaining"]) == (0, second["current_payment_due"])
+    (aging,) = demo.get("/v1/reports/ar-aging", {"project": demo.project["id"]})["data"]
+    days = (timezone.localdate() - loaded).days
+    assert aging["total"] == second["amount_remaining"]
+    assert aging[bucket(days)] == aging["total"] and aging["pay_apps"] == 1
+    assert aging["owner_name"] == school_addition.OWNER["name"]
+    assert aging["retainage_held"] == second["total_retainage"]
 
     assert demo.project["billed_to_date"] == second["total_completed_and_stored"]
     assert first["less_previous_certificates"] == 0

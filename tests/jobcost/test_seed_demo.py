@@ -192,6 +192,9 @@ def test_demo_data_tables_balance():
             "01-540",
         }
     assert len(numbers) == sum(len(p.invoices) for p in progress.PAY_APPS)
+    # A paid pay app is paid by the owner's receipt (its whole certificate), and only those.
+    paid = {n for n, p in enumerate(progress.PAY_APPS, start=1) if p.final == "paid"}
+    assert {receipt.pay_app for receipt in progress.OWNER_RECEIPTS} == paid
 
 
 def test_demo_job_page_matches_the_data():

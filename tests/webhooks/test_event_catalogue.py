@@ -8,6 +8,7 @@ import pytest
 from jobcost.services import change_orders as co
 from jobcost.services import commitments as cmt
 from jobcost.services import invoices as inv
+from jobcost.services import pay_app_payments as pmt
 from jobcost.services import pay_apps as pa
 from jobcost.services.cost_codes import budget_line_update
 from jobcost.services.lien_waivers import lien_waiver_update
@@ -68,7 +69,7 @@ def _play_a_job(account):
     )
     pa.pay_app_submit(pay_app_id=first.pk)
     pa.pay_app_approve(pay_app_id=first.pk)
-    pa.pay_app_mark_paid(pay_app_id=first.pk)
+    pmt.pay_app_mark_paid(pay_app_id=first.pk)
     second = make_pay_app(project, "2026-12-01", "2026-12-31", status="submitted")
     pa.pay_app_reject(pay_app_id=second.pk, reason="Wrong period")
     cmt.commitment_close(commitment_id=job.commitment.pk)

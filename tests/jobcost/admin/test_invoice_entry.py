@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from audit.models import AuditEntry
 from jobcost.models import BudgetLine, Commitment, Invoice, InvoiceLine, LienWaiver
@@ -182,11 +183,23 @@ def test_approve_as_manager_from_the_invoice_page(money):
     assert (waiver.status, waiver.amount) == ("requested", 400_000)
     assert 'data-step="mark-paid"' in done.content.decode()
 
-    paid = manager.post(_step_url(invoice, "mark-paid"), follow=True)
+    payment = form_data(manager.get(_step_url(invoice, "mark-paid")), "step-form")
+    payment["reference"] = "Check 5521"
+    paid = manager.post(_step_url(invoice, "mark-paid"), payment, follow=True)
 
-    assert messages_of(paid) == [("success", "Invoice A-1 marked paid.")]
+    today = timezone.localdate()
+    assert messages_of(paid) == [
+        (
+            "success",
+            f"Invoice A-1 marked paid on {today:%b} {today.day}, {today.year} (Check 5521).",
+        )
+    ]
     invoice.refresh_from_db()
-    assert invoice.status == "paid"
+    assert (invoice.status, invoice.paid_on, invoice.payment_reference) == (
+        "paid",
+        today,
+        "Check 5521",
+    )
 
 
 def test_a_refused_approval_says_why_in_dollars_and_writes_nothing(web, money):

@@ -13,6 +13,7 @@ import re
 import pytest
 from django.contrib.admin.utils import quote
 from django.urls import reverse
+from django.utils import timezone
 
 from audit.models import AuditEntry
 from jobcost.models import PayApp
@@ -180,12 +181,19 @@ def test_a_member_submits_but_only_a_manager_approves(money):
     manager = member_client(money.account, "manager")
     page = manager.get(admin_url(pay_app))
     assert ">Approve</a>" in page.content.decode() and ">Reject</a>" in page.content.decode()
-    approved = manager.post(confirm_url(pay_app, "approve"), follow=True)
+    certificate = form_data(manager.get(confirm_url(pay_app, "approve")), "step-form")
+    approved = manager.post(confirm_url(pay_app, "approve"), certificate, follow=True)
+    today = timezone.localdate()
     assert messages_of(approved) == [
-        ("success", "Pay app #1 (Jan 2026): Approved (certified by the owner).")
+        (
+            "success",
+            f"Pay app #1 (Jan 2026): Approved, certified for $0.00 on {today:%b} {today.day}, "
+            f"{today.year}.",
+        )
     ]
     assert ">Mark paid</a>" in approved.content.decode()
-    paid = manager.post(confirm_url(pay_app, "mark-paid"), follow=True)
+    receipt = form_data(manager.get(confirm_url(pay_app, "mark-paid")), "step-form")
+    paid = manager.post(confirm_url(pay_app, "mark-paid"), receipt, follow=True)
     assert messages_of(paid) == [("success", "Pay app #1 (Jan 2026): Marked paid.")]
     assert PayApp.objects.get(pk=pay_app.pk).status == "paid"
 

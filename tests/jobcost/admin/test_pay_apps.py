@@ -354,7 +354,11 @@ def test_submit_approve_and_mark_paid_follow_the_status_machine(web, money):
         ("success", f"{pay_app}: submitted to the owner.")
     ]
     assert messages_of(_act(web, "mark_paid", pay_app)) == [
-        ("error", f"{pay_app}: Cannot mark paid a pay app that is submitted.")
+        (
+            "error",
+            f"{pay_app}: Pay app #1 is submitted; the owner pays an approved (certified) pay "
+            "app: approve it before you mark it paid.",
+        )
     ]
     assert messages_of(_act(web, "approve", pay_app)) == [
         ("success", f"{pay_app}: approved (certified by the owner).")

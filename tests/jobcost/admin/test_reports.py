@@ -14,8 +14,17 @@ from django.test import Client
 from pypdf import PdfReader
 
 from jobcost.admin.display import accounting
+from jobcost.services.pay_app_payments import pay_app_payment_create
+from jobcost.services.pay_apps import pay_app_approve, pay_app_submit, pay_app_update
 from tests.conftest import Api
-from tests.factories import AccountFactory, make_invoice, make_job, make_key
+from tests.factories import (
+    AccountFactory,
+    OwnerFactory,
+    make_invoice,
+    make_job,
+    make_key,
+    make_pay_app,
+)
 from tests.jobcost.admin.pages import member_client
 
 
@@ -50,6 +59,7 @@ def test_the_section_lists_the_reports_on_home_and_index(job):
         "wip",
         "job-cost",
         "ap-aging",
+        "ar-aging",
         "retainage",
     ]
 
@@ -168,3 +178,30 @@ def test_staff_without_an_account_get_no_reports(db):
 def test_anonymous_visitors_are_sent_to_the_login(db):
     page = Client().get("/admin/reports/wip/")
     assert page.status_code == 302 and "/admin/login/" in page["Location"]
+
+
+def test_ar_aging_page_shows_what_owners_owe_with_the_owner_filter(job):
+    """A pay app billing $10,000.00 of concrete, certified today for its line 8 of $9,000.00,
+    with $2,000.00 received: $7,000.00 owed, current, and $1,000.00 of retainage held."""
+    pay_app = make_pay_app(job.project, "2026-01-01", "2026-01-31")
+    pay_app_update(pay_app_id=pay_app.pk, lines=[{"item": "2", "this_period": 1_000_000}])
+    pay_app_submit(pay_app_id=pay_app.pk, allow_missing_waivers=True)
+    pay_app_approve(pay_app_id=pay_app.pk)
+    pay_app_payment_create(pay_app_id=pay_app.pk, amount=200_000, reference="1001")
+    web = member_client(job.account, "viewer")
+    page = web.get("/admin/reports/ar-aging/")
+    assert page.status_code == 200
+    row = _api(job.account).get("/v1/reports/ar-aging").json()["data"][0]
+    assert row["total"] == row["current"] == 700_000
+    assert _cells(page, "owner_name")[0] == job.project.owner.name
+    assert _cells(page, "current") == [accounting(700_000), accounting(700_000)]
+    assert _cells(page, "days_over_90")[0] == accounting(0)
+    assert _cells(page, "retainage_held")[0] == accounting(100_000)
+    assert _cells(page, "pay_apps")[0] == "1"
+    assert 'name="owner"' in page.content.decode()
+    other = web.get("/admin/reports/ar-aging/", {"owner": OwnerFactory(account=job.account).pk})
+    assert "No rows as of this day" in other.content.decode()
+    pdf = web.get("/admin/reports/ar-aging/", {"owner": job.project.owner_id, "format": "pdf"})
+    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert "AR aging" in text and "7,000.00" in text
+    assert f"Owner: {job.project.owner.name}" in text

@@ -32,6 +32,8 @@ import pytest
 from config.urls import V1 as urlpatterns  # every /v1 route, both apps
 from jobcost.models import BudgetLine, IdempotencyRecord
 from jobcost.services.lien_waivers import lien_waiver_create
+from jobcost.services.pay_app_payments import pay_app_payment_create
+from jobcost.services.pay_apps import pay_app_approve, pay_app_submit, pay_app_update
 from jobcost.services.projects import project_update
 from tests.conftest import Api, error_of
 from tests.factories import (
@@ -209,6 +211,16 @@ class Job:
     def pay_app(self, status):
         self.cost_code  # noqa: B018 (the schedule of values must balance)
         return make_pay_app(self.project, "2026-10-01", "2026-10-31", status=status)
+
+    def certified_pay_app(self):
+        """An approved pay app billing 100,000 cents of work, so certified for its line 8 of
+        90,000, with one receipt of 10,000: 80,000 remains to receive."""
+        pay_app = self.pay_app("draft")
+        pay_app_update(pay_app_id=pay_app.pk, lines=[{"item": "1", "this_period": 100_000}])
+        pay_app_submit(pay_app_id=pay_app.pk, allow_missing_waivers=True)
+        pay_app_approve(pay_app_id=pay_app.pk)
+        pay_app_payment_create(pay_app_id=pay_app.pk, amount=10_000, reference="first")
+        return pay_app
 
     @cached_property
     def endpoint(self):
@@ -727,6 +739,27 @@ ROUTES: dict[tuple[str, str], Route] = {
         ),
         MISSING,
     ),
+    # The owner's receipts: reading them is reading; recording one is marking (partly) paid.
+    ("pay-apps-payments", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            f"/v1/pay-apps/{j.certified_pay_app().pk}/payments",
+            listed="first",
+            listed_by="reference",
+        ),
+        MISSING,
+    ),
+    ("pay-apps-payments", "post"): Route(
+        APPROVE,
+        201,
+        lambda j: Call(
+            f"/v1/pay-apps/{(pay_app := j.certified_pay_app()).pk}/payments",
+            {"amount": 5_000, "reference": "CHK-9"},
+            expect={"object": "pay_app_payment", "pay_app": pay_app.pk, "amount": 5_000},
+        ),
+        MISSING,
+    ),
     ("pay-apps-mark-paid", "post"): Route(
         APPROVE,
         200,
@@ -773,6 +806,17 @@ ROUTES: dict[tuple[str, str], Route] = {
             params={"limit": 100},
             listed=j.invoice("approved").vendor_id,
             listed_by="vendor",
+        ),
+        UNLISTED,
+    ),
+    ("reports-ar-aging", "get"): Route(
+        READ,
+        200,
+        lambda j: Call(
+            "/v1/reports/ar-aging",
+            params={"limit": 100},
+            listed=j.certified_pay_app().project_id,
+            listed_by="project",
         ),
         UNLISTED,
     ),

@@ -9,6 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from jobcost.services.lien_waivers import lien_waiver_create, lien_waiver_update
+from jobcost.services.pay_app_payments import pay_app_payment_create
+from jobcost.services.pay_apps import pay_app_approve, pay_app_submit, pay_app_update
 from tests.factories import (
     CostCodeFactory,
     ProjectFactory,
@@ -96,7 +98,9 @@ def test_lien_waiver_list(api, job):
 
 def test_pay_app_list(api, job):
     """Each pay app has its G703 rows, a change order row from the second on, and waivers
-    (some received) in its period: still one query per relation, not per pay app."""
+    (some received) in its period, and from the second on the owner's receipts (one or two,
+    so `amount_paid` and `amount_remaining` differ from row to row): still one query per
+    relation, not per pay app."""
     start = datetime.date(2026, 1, 1)
 
     def pay_app(n):
@@ -108,7 +112,12 @@ def test_pay_app_list(api, job):
             make_change_order(
                 job.project, cost_code=job.codes["01-000"], amount=100 * n, status="approved"
             )
-        make_pay_app(job.project, begin, begin + datetime.timedelta(days=6), status="approved")
+        made = make_pay_app(job.project, begin, begin + datetime.timedelta(days=6))
+        pay_app_update(pay_app_id=made.pk, lines=[{"item": "1", "this_period": 1_000}])
+        pay_app_submit(pay_app_id=made.pk, allow_missing_waivers=True)
+        pay_app_approve(pay_app_id=made.pk)
+        for receipt in range(min(n, 2)):
+            pay_app_payment_create(pay_app_id=made.pk, amount=100 + receipt)
 
     pay_app(0)
     one = queries(api, "/v1/pay-apps", 1)
@@ -118,6 +127,12 @@ def test_pay_app_list(api, job):
         lien_waiver_update(lien_waiver_id=waiver.pk, changes={"status": "received"})
     assert queries(api, "/v1/pay-apps", MANY) == one
     assert one <= MAX_QUERIES
+    rows = api.get("/v1/pay-apps", {"limit": 100}).json()["data"]
+    assert sorted({(row["amount_paid"], row["amount_remaining"]) for row in rows}) == [
+        (0, 900),
+        (100, 800),
+        (201, 699),
+    ]
 
 
 def test_pay_app_lines(api, account):

@@ -43,7 +43,7 @@ from jobcost.models import (
 )
 from jobcost.serializers.audit import AuditEntrySerializer
 from jobcost.serializers.budget_imports import BudgetImportSerializer
-from jobcost.serializers.pay_apps import PayAppLineSerializer
+from jobcost.serializers.pay_apps import PayAppLineSerializer, PayAppPaymentSerializer
 from tests.conftest import error_of
 from tests.factories import (
     CostCodeFactory,
@@ -62,15 +62,23 @@ ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
 VERSION_REF = {"$ref": "#/components/schemas/JobcostVersion"}
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 TRANSITIONS = {"execute", "close", "void"}
-LIST_ACTIONS = {"list", "audit", "lines", "deliveries"}
+LIST_ACTIONS = {"list", "audit", "lines", "deliveries", "payments"}
 # Lists of something else than the view's objects, and their item components.
-NESTED_LISTS = {"audit": "AuditEntry", "lines": "PayAppLine", "deliveries": "WebhookDelivery"}
+NESTED_LISTS = {
+    "audit": "AuditEntry",
+    "lines": "PayAppLine",
+    "deliveries": "WebhookDelivery",
+    "payments": "PayAppPayment",
+}
 # Operations that answer something else than the view's object.
 OTHER_RESPONSES = {
     "destroy": "WebhookEndpointDeleted",
     "retry_delivery": "WebhookDelivery",
     "budget_import": "BudgetImport",
+    "record_payment": "PayAppPayment",
 }
+# Operations that create an object of another kind than the view's (201 with it).
+CREATED_ELSEWHERE = {"record_payment": PayAppPaymentSerializer}
 # Operations whose body is a file, not JSON: the media types each takes (docs/budget-import.md).
 UPLOADS = {
     "budget_import": {
@@ -84,7 +92,7 @@ UPLOADS = {
 DOCUMENTS = {"pdf": "application/pdf"}
 # Reports answer a list object with totals, or the same rows as a file
 # (tests/jobcost/api/test_reports_schema.py checks their operations).
-REPORTS = {"wip", "job_cost", "job_cost_transactions", "ap_aging", "retainage"}
+REPORTS = {"wip", "job_cost", "job_cost_transactions", "ap_aging", "ar_aging", "retainage"}
 CONDITIONAL_HEADERS = {"Idempotent-Replayed", "Retry-After", "WWW-Authenticate"}
 
 
@@ -317,6 +325,8 @@ def test_expand_is_declared_only_where_a_path_is_expandable(schema):
         "deliveries": WebhookDeliverySerializer,
         "retry_delivery": WebhookDeliverySerializer,
         "budget_import": BudgetImportSerializer,
+        "payments": PayAppPaymentSerializer,
+        "record_payment": PayAppPaymentSerializer,
     }
     without = 0
     for path, method, operation in _operations(schema):
@@ -340,7 +350,9 @@ def test_single_object_operations_document_expand(schema):
                 DOCUMENTS[action]: {"schema": {"type": "string", "format": "binary"}}
             }, path
             continue
-        serializer = BudgetImportSerializer if action in UPLOADS else view.serializer_class
+        serializer = {**dict.fromkeys(UPLOADS, BudgetImportSerializer), **CREATED_ELSEWHERE}.get(
+            action, view.serializer_class
+        )
         assert _expand_enum(schema, operation) == expandable_paths(serializer), path
         success = next(s for s in operation["responses"] if s.startswith("2"))
         name = view.serializer_class.__name__.removesuffix("Serializer")
@@ -348,7 +360,7 @@ def test_single_object_operations_document_expand(schema):
         assert _body_schema(operation["responses"][success]) == {
             "$ref": f"#/components/schemas/{name}"
         }
-        assert success == ("201" if action in ("create", *UPLOADS) else "200")
+        assert success == ("201" if action in ("create", *UPLOADS, *CREATED_ELSEWHERE) else "200")
 
 
 def test_transitions_take_an_optional_empty_body(schema):

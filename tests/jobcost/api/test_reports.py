@@ -35,6 +35,7 @@ ROUTES = {
     "/v1/reports/job-cost": {"project": None},
     "/v1/reports/job-cost/transactions": {"project": None},
     "/v1/reports/ap-aging": {},
+    "/v1/reports/ar-aging": {},
     "/v1/reports/retainage": {},
 }
 
@@ -394,7 +395,9 @@ def test_mixed_currencies_give_null_totals_not_a_sum(api, account, job):
     assert set(report["totals"].values()) == {None}
 
 
-@pytest.mark.parametrize("path", ["/v1/reports/wip", "/v1/reports/retainage"])
+@pytest.mark.parametrize(
+    "path", ["/v1/reports/wip", "/v1/reports/retainage", "/v1/reports/ar-aging"]
+)
 def test_queries_do_not_grow_with_the_number_of_projects(api, account, path):
     def count():
         with CaptureQueriesContext(connection) as queries:

@@ -9,6 +9,7 @@ from django.test import Client
 from jobcost.documents.report_files import CSV_TYPE, XLSX_TYPE
 from jobcost.selectors.reports.job_cost import JOB_COST, TRANSACTIONS
 from jobcost.selectors.reports.payables import AP_AGING, RETAINAGE
+from jobcost.selectors.reports.receivables import AR_AGING
 from jobcost.selectors.reports.wip import WIP
 
 REPORTS = {
@@ -16,6 +17,7 @@ REPORTS = {
     "/v1/reports/job-cost": (JOB_COST, set(), {"project"}),
     "/v1/reports/job-cost/transactions": (TRANSACTIONS, {"cost_code", "vendor"}, {"project"}),
     "/v1/reports/ap-aging": (AP_AGING, {"project", "vendor"}, set()),
+    "/v1/reports/ar-aging": (AR_AGING, {"project", "owner"}, set()),
     "/v1/reports/retainage": (RETAINAGE, {"project", "vendor"}, set()),
 }
 

@@ -156,6 +156,8 @@ ACTIONS = {
         ("approve", "post"),
         ("reject", "post"),
         ("mark-paid", "post"),
+        ("payments", "get"),
+        ("payments", "post"),
     ],
     "rfis": [("close", "post")],
     "projects": [("budget-import", "post")],
@@ -174,6 +176,7 @@ REPORT_ROUTES = {
     "reports-job-cost",
     "reports-job-cost-transactions",
     "reports-ap-aging",
+    "reports-ar-aging",
     "reports-retainage",
 }
 # Every detail route of the router: (collection, suffix, method).
