@@ -32,6 +32,9 @@ ACTOR_WORDS = {"user": "", "api_key": "API key ", "agent": "Agent key ", "system
 ID = re.compile(r"\b([a-z]{1,5})_[0-9A-Za-z]{12,}\b")
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Money the services record that is no model field: a pay app's receipts so far and what
+# remains of its amount certified (services.pay_app_payments).
+COMPUTED_MONEY = frozenset({"amount_paid", "amount_remaining"})
 # Paths whose numbers are money whatever the key: a pay app's G703 rows (`lines.3`), a change
 # order's or an invoice's lines.
 MONEY_PATHS = ("lines.",)
@@ -46,7 +49,7 @@ def _money_fields() -> frozenset[str]:
                 field, models.AutoField
             ):
                 names.add(field.name)
-    return frozenset(names)
+    return frozenset(names) | COMPUTED_MONEY
 
 
 def _models_by_prefix() -> dict[str, type[models.Model]]:

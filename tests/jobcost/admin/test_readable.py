@@ -141,6 +141,12 @@ def test_history_names_records_and_writes_codes_dates_and_lines_in_words(account
     assert "Lien waivers missing: — → Ampere Electric, Inc." in body
     assert "4850000" not in body and "aia_g702_g703" not in body
 
+    first = PayApp.objects.get(project__number="2026-014", number=1)
+    page = accountant.get(reverse("admin:jobcost_payapp_history", args=[quote(first.pk)]))
+    body = " ".join(_visible(page).replace(" :", ":").split())
+    assert "Amount paid: $0.00 → $438,300.00" in body
+    assert "Amount remaining: $438,300.00 → $0.00" in body
+
 
 def test_a_refused_save_shows_the_stored_figures(accountant):
     commitment = Commitment.objects.filter(status="draft").order_by("number").first()
