@@ -178,10 +178,15 @@ class TenantAdmin(admin.ModelAdmin):
                 cells.append({"column": column, "value": total, "label": False})
             else:
                 cells.append({"column": None, "value": "", "label": False})
-        # The label takes the first cell that is not a total (the checkbox column, usually).
-        for cell in cells:
+        # The label takes the first cell that is not a total (the checkbox column, usually)
+        # and spans the empty cells after it, so that it never widens a narrow column.
+        for index, cell in enumerate(cells):
             if cell["column"] is None:
-                cell.update(value=label, label=True)
+                span = 1
+                while index + span < len(cells) and cells[index + span]["column"] is None:
+                    span += 1
+                cell.update(value=label, label=True, span=span)
+                del cells[index + 1 : index + span]
                 break
         return cells
 

@@ -45,6 +45,8 @@ class ForecastRow:
     typed: str
     estimated: bool
     error: str | None = None
+    # The first refused line's box takes the focus, which scrolls it into view.
+    first_refusal: bool = False
 
 
 def budget_lines(project: Project) -> list[BudgetLine]:
@@ -109,6 +111,7 @@ class Forecast:
     def rows(self) -> list[ForecastRow]:
         """The lines as shown: stored figures; the boxes keep what was typed after a refusal."""
         rows = []
+        first_refused = next((line.pk for line in self.lines if line.pk in self.errors), None)
         for line in self.lines:
             typed = None
             if self.errors and self.data is not None:
@@ -120,6 +123,7 @@ class Forecast:
                     typed=typed if typed is not None else plain_dollars(line.cost_to_complete),
                     estimated=line.cost_to_complete_estimate is not None,
                     error=self.errors.get(line.pk),
+                    first_refusal=line.pk == first_refused,
                 )
             )
         return rows

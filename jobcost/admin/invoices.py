@@ -28,11 +28,11 @@ from jobcost.admin.base import (
     ServiceAdmin,
     ServiceForm,
     change_link,
+    confirm_each,
     date_range,
     is_operator,
     money_column,
     project_number_column,
-    run_each,
     visible_queryset,
 )
 from jobcost.admin.display import dollars, percent
@@ -393,43 +393,62 @@ class InvoiceAdmin(ObjectSteps, ServiceAdmin):
         return buttons
 
     @admin.action(
-        description="Code in full to the commitment's cost code (→ coded)", permissions=["change"]
+        description="Code in full to the commitment's cost code (→ coded)…",
+        permissions=["change"],
     )
     def code_in_full(self, request, queryset):
         def code(invoice: Invoice) -> Invoice:
             line = {"cost_code": invoice.commitment.cost_code, "amount": invoice.amount}
             return invoices.invoice_update(invoice_id=invoice.pk, changes={"lines": [line]})
 
-        run_each(self, request, queryset.select_related("commitment__cost_code"), code, "coded")
+        return confirm_each(
+            self,
+            request,
+            queryset.select_related("commitment__cost_code"),
+            code,
+            "coded",
+            title="Code invoices in full",
+            explain="Each invoice is coded in full to its commitment's cost code; its cost "
+            "reaches the budget when it is approved.",
+        )
 
     @admin.action(
-        description="Approve (coded → approved; bills the commitment)", permissions=["change"]
+        description="Approve (coded → approved; bills the commitment)…", permissions=["change"]
     )
     def approve(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda invoice: invoices.invoice_approve(invoice_id=invoice.pk),
             "approved (lien waiver requested)",
+            title="Approve invoices",
+            explain="Each invoice's cost posts to its cost codes, it bills its commitment, and "
+            "a conditional progress lien waiver is requested from its vendor.",
         )
 
-    @admin.action(description="Mark paid (approved → paid)", permissions=["change"])
+    @admin.action(description="Mark paid (approved → paid)…", permissions=["change"])
     def mark_paid(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda invoice: invoices.invoice_mark_paid(invoice_id=invoice.pk),
             "marked paid",
+            title="Mark invoices paid",
+            explain="Each invoice is recorded paid today, with no check number; to give the "
+            "date and the check or wire number, use the invoice's own Mark paid button.",
         )
 
-    @admin.action(description="Void (received or coded)", permissions=["change"])
+    @admin.action(description="Void (received or coded)…", permissions=["change"])
     def void(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             queryset,
             lambda invoice: invoices.invoice_void(invoice_id=invoice.pk),
             "voided",
+            title="Void invoices",
+            explain="Each invoice is voided: it never posts cost or bills its commitment, and "
+            "it cannot be reopened.",
         )

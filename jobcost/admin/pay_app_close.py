@@ -65,6 +65,8 @@ class GridRow:
     row: object
     form: G703LineForm | None
     error: str | None = None
+    # The first refused row's box takes the focus, which scrolls it into view.
+    first_refusal: bool = False
 
 
 class G703Grid:
@@ -142,6 +144,15 @@ class G703Grid:
             return False
         return True
 
+    def refusal_summary(self) -> str:
+        """The refusal in one sentence for the top of the page: the grid-wide message, or
+        the refused lines by item and name (each also marked at its line)."""
+        if self.message:
+            return self.message
+        labels = [g703_label(line) for line in self.lines if line.item in self.errors]
+        count = "1 line" if len(labels) == 1 else f"{len(labels)} lines"
+        return f"Nothing was saved: {count} refused ({'; '.join(labels)}), marked below."
+
     def rows(self) -> list[GridRow]:
         """The rows in order, each with its form and refusal."""
         forms_by_item = {}
@@ -150,17 +161,18 @@ class G703Grid:
                 item = form["item"].value()
                 forms_by_item[item] = form
         result = []
+        first_refused = next((line.item for line in self.lines if line.item in self.errors), None)
         for line in self.lines:
             code = line.cost_code.code if line.cost_code_id else line.item
-            name = line.cost_code.name if line.cost_code_id else line.description
             result.append(
                 GridRow(
                     line=line,
                     code=code,
-                    label=f"{code} {name}",
+                    label=g703_label(line),
                     row=_display_row(line, self.pay_app),
                     form=forms_by_item.get(line.item),
                     error=self.errors.get(line.item),
+                    first_refusal=line.item == first_refused,
                 )
             )
         return result
@@ -178,6 +190,16 @@ class G703Grid:
             "retainage",
         )
         return {name: dollars(sum(getattr(row, name) for row in rows)) for name in names}
+
+
+def g703_label(line: PayAppLine) -> str:
+    """What column B reads for a G703 row: "03-300 Cast-in-place concrete" for a cost code's
+    row, "CO-001 — Added storm drainage" for a change order's (docs/backoffice/month.md)."""
+    if line.cost_code_id:
+        return f"{line.cost_code.code} {line.cost_code.name}"
+    if line.change_order_id:
+        return f"{line.change_order.number} — {line.change_order.title}"
+    return f"{line.item} — {line.description}"
 
 
 def _display_row(line: PayAppLine, pay_app: PayApp) -> dict[str, str]:
@@ -223,7 +245,9 @@ def _has_missing_waivers(pay_app: PayApp) -> bool:
     return waivers_missing(pay_app).exists()
 
 
-# (G702 field, label) in the form's order.
+# (G702 field, label) in the form's order. The page shows one "due" figure, line 8; the
+# API's `net_due_this_period` (this period's work less its retainage) is not shown, since
+# beside line 8 it read as a second, different amount due (docs/backoffice/month.md).
 G702_LINES = (
     ("original_contract_sum", "1. Original contract sum"),
     ("net_change_by_change_orders", "2. Net change by change orders"),
@@ -238,7 +262,6 @@ G702_LINES = (
     ("balance_to_finish_including_retainage", "9. Balance to finish, including retainage"),
     ("work_this_period", "Work this period"),
     ("retainage_this_period", "Retainage this period"),
-    ("net_due_this_period", "Net due this period"),
 )
 G702_LABELS = dict(G702_LINES)
 CERTIFIED_LINES = (

@@ -210,7 +210,6 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
     retainage_this_period_display = figure(
         "retainage_this_period", G702_LABELS["retainage_this_period"]
     )
-    net_due_this_period_display = figure("net_due_this_period", G702_LABELS["net_due_this_period"])
 
     @admin.display(description="Amount certified")
     def amount_certified_display(self, pay_app: PayApp) -> str:
@@ -309,6 +308,7 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
         if not grid.editable:
             status = pay_app.get_status_display().lower()
             grid.message = f"Pay app #{pay_app.number} is {status}: its entries cannot change."
+        self.message_user(request, grid.refusal_summary(), messages.ERROR)
         # Show the page again (a GET of it) with the typed entries and their refusals; the
         # figures are read afresh, so they are the stored ones.
         request.method = "GET"

@@ -72,6 +72,9 @@ class Page:
     about: str = ""
     # Columns the page leaves out: a one-project report names its project in its heading.
     omit: tuple[str, ...] = ()
+    # Columns shown inside another's cell, before its text: {"project_name": "project_number"}
+    # reads "2026-014 Lincoln Elementary" in one column, so that a wide report fits the screen.
+    prefix: tuple[tuple[str, str], ...] = ()
 
 
 PAGES = {
@@ -84,6 +87,8 @@ PAGES = {
             ("project",),
             about="Every project active or in closeout at the end of the day: earned revenue "
             "against billings, and the loss provision of a job projected to lose money.",
+            omit=("project_number", "status"),
+            prefix=(("project_name", "project_number"),),
         ),
         Page(
             "job-cost",
@@ -255,10 +260,21 @@ def _links(page: Page, row: dict, values: dict) -> dict[str, str]:
     return {}
 
 
+def _prefixed(row: dict, prefix: str | None, text: str) -> str:
+    """A cell's text with the column shown inside it; a project's cell says when the project
+    is in closeout, since the page leaves the status column out."""
+    if prefix and row.get(prefix):
+        text = f"{row[prefix]} {text}"
+        if prefix == "project_number" and row.get("status") == "closeout":
+            text = f"{text} (in closeout)"
+    return text
+
+
 def table(page: Page, report: Report, values: dict) -> dict:
     """The report as the template draws it: headings, rows of cells (text, column name,
     money or not, link) and the totals row."""
     columns = shown_columns(page.spec, page.omit)
+    prefixes = dict(page.prefix)
     rows = []
     for row in report.rows:
         links = _links(page, row, values)
@@ -266,7 +282,9 @@ def table(page: Page, report: Report, values: dict) -> dict:
             [
                 {
                     "name": c.name,
-                    "text": _cell(c, row[c.name], row.get("currency")),
+                    "text": _prefixed(
+                        row, prefixes.get(c.name), _cell(c, row[c.name], row.get("currency"))
+                    ),
                     "numeric": c.kind in (CENTS, PERCENT),
                     "url": links.get(c.name),
                 }

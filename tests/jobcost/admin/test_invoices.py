@@ -14,7 +14,15 @@ from jobcost.models import BudgetLine, Commitment, Invoice, LienWaiver
 from tests.conftest import Api
 from tests.factories import AccountFactory, VendorFactory, make_invoice, make_job, make_key
 from tests.factories import make_pay_app as pay_app_for
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, readonly, text
+from tests.jobcost.admin.pages import (
+    admin_url,
+    errors_of,
+    form_data,
+    messages_of,
+    readonly,
+    run_list_action,
+    text,
+)
 
 LIST = "/admin/jobcost/invoice/"
 ADD = "/admin/jobcost/invoice/add/"
@@ -37,9 +45,8 @@ def api(money) -> Api:
 
 
 def _act(web, action, *invoices):
-    return web.post(
-        LIST, {"action": action, "_selected_action": [i.pk for i in invoices]}, follow=True
-    )
+    """The list action as a person runs it: its confirmation page, then Confirm."""
+    return run_list_action(web, LIST, action, invoices)
 
 
 def _actual(job, code="03-000") -> int:

@@ -75,11 +75,11 @@ def test_entering_the_period_recomputes_the_g702_in_dollars(web, money):
     figures = g702(saved)
     # Item 3: $4,000.00 stored becomes $2,500.00 of work and $1,500.00 stored, so line 4
     # stays $41,000.00; this period's work grows by $2,500.00 to $24,500.00, and its
-    # retainage ($2,450.00) and net ($22,050.00) follow at 10 %.
+    # retainage ($2,450.00) follows at 10 %.
     assert figures["total_completed_and_stored"] == "$41,000.00"
     assert figures["work_this_period"] == "$24,500.00"
     assert figures["retainage_this_period"] == "$2,450.00"
-    assert figures["net_due_this_period"] == "$22,050.00"
+    assert "net_due_this_period" not in figures  # one "due" figure on the page: line 8
     api = _api(money.account).get(f"/v1/pay-apps/{second.pk}").json()
     for name, shown in figures.items():
         cents = api[name]
@@ -122,6 +122,16 @@ def test_lines_past_their_scheduled_value_are_flagged_and_nothing_is_written(web
     )
     assert "Line 2: completed and stored to date would be $51,000.00" in body
     assert "Nothing was saved" in body
+    # The refusal is at the top of the page too, naming the refused lines, and the first
+    # refused line's box has the focus (the browser scrolls it into view).
+    [(level, summary)] = messages_of(refused)
+    assert level == "error"
+    assert re.fullmatch(r"Nothing was saved: 2 lines refused \(.+; .+\), marked below\.", summary)
+    focused = re.findall(
+        r'<tr data-code="[^"]*" data-item="(\w+)"(?:(?!</tr>).)*autofocus', body, re.S
+    )
+    assert focused == ["1"]
+    assert body.count("autofocus") == 1
     # The G702 shown is the stored one, not one computed from the refused entries.
     assert g702(refused)["total_completed_and_stored"] == "$41,000.00"
     assert g702(refused)["work_this_period"] == "$22,000.00"

@@ -69,11 +69,14 @@ def test_wip_page_shows_the_api_figures_in_dollars_with_totals(job):
     page = web.get("/admin/reports/wip/")
     assert page.status_code == 200
     row = _api(job.account).get("/v1/reports/wip").json()["data"][0]
-    assert _cells(page, "project_name")[0] == job.project.name
+    # One column for the project, its number first; the status column is left out.
+    assert _cells(page, "project_name")[0] == f"{job.project.number} {job.project.name}"
+    assert _cells(page, "project_number") == []
+    assert _cells(page, "status") == []
     assert _cells(page, "earned_revenue")[0] == accounting(row["earned_revenue"])
     assert _cells(page, "under_billing")[0] == accounting(row["under_billing"])
     assert _cells(page, "cost_to_date") == [accounting(523_457), accounting(523_457)]
-    assert _cells(page, "project_number")[-1] == "Total"
+    assert _cells(page, "project_name")[-1] == "Total"
     # The project opens its job cost report for the same day.
     assert f"/admin/reports/job-cost/?project={job.project.pk}&amp;as_of=" in page.content.decode()
 
@@ -157,7 +160,7 @@ def test_a_restricted_member_sees_only_its_projects(job):
     other = make_job(job.account)
     web = member_client(job.account, "viewer", projects=[other.project])
     page = web.get("/admin/reports/wip/")
-    assert _cells(page, "project_name")[:-1] == [other.project.name]
+    assert _cells(page, "project_name")[:-1] == [f"{other.project.number} {other.project.name}"]
     # The job's approved invoices are on a project this member cannot see.
     assert "No rows as of this day" in web.get("/admin/reports/ap-aging/").content.decode()
     everyone = member_client(job.account, "manager")
