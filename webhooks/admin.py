@@ -22,8 +22,8 @@ from jobcost.admin.base import (
     ReadOnlyInline,
     TransitionActions,
     change_link,
+    confirm_each,
     role_allows,
-    run_each,
 )
 from jobcost.admin.display import EMPTY
 from jobcost.admin.queue_filters import EndpointAttentionFilter
@@ -152,9 +152,9 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
         query = urlencode({"endpoint__id__exact": endpoint.pk})
         return format_html('<a href="{}?{}">Deliveries to this endpoint</a>', url, query)
 
-    @admin.action(description="Enable (and clear the failure clock)", permissions=["transition"])
+    @admin.action(description="Enable (and clear the failure clock)…", permissions=["transition"])
     def enable(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             endpoints_labelled(queryset),
@@ -162,13 +162,15 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
                 endpoint_id=e.pk, changes={"status": EndpointStatus.ENABLED}
             ),
             "enabled",
+            title="Enable webhook endpoints",
+            explain="Each endpoint receives new events again, and its failure clock starts over.",
         )
 
     @admin.action(
-        description="Disable (cancels pending deliveries at once)", permissions=["transition"]
+        description="Disable (cancels pending deliveries at once)…", permissions=["transition"]
     )
     def disable(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             endpoints_labelled(queryset),
@@ -176,6 +178,9 @@ class WebhookEndpointAdmin(TransitionActions, ReadOnlyAdmin):
                 endpoint_id=e.pk, changes={"status": EndpointStatus.DISABLED}
             ),
             "disabled; its pending deliveries are cancelled",
+            title="Disable webhook endpoints",
+            explain="Each endpoint stops receiving events, and its pending deliveries are "
+            "cancelled at once.",
         )
 
 
@@ -322,13 +327,16 @@ class WebhookDeliveryAdmin(TransitionActions, ReadOnlyAdmin):
         return change_link(WebhookEndpoint, delivery.endpoint_id, delivery.endpoint.url)
 
     @admin.action(
-        description="Re-send (failed or cancelled → pending, now)", permissions=["transition"]
+        description="Re-send (failed or cancelled → pending, now)…", permissions=["transition"]
     )
     def resend(self, request, queryset):
-        run_each(
+        return confirm_each(
             self,
             request,
             deliveries_labelled(queryset),
             lambda d: services.delivery_resend(delivery_id=d.pk),
             "queued again (pending)",
+            title="Re-send webhook deliveries",
+            explain="Each failed or cancelled delivery is queued again and sent now, with a "
+            "new attempt count.",
         )

@@ -181,12 +181,36 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
                 level, outcome = messages.ERROR, translate(exc).message
             self.message_user(request, f"{proposal_label(proposal)}: {outcome}", level)
 
+    def _confirmed(self, request, queryset, decide, *, title: str, explain: str, reason: bool):
+        """`run_each_with_reason`'s confirmation page (same template and form), with the
+        proposals labelled by kind and ID since the model's own `str` is the bare action
+        name; nothing runs until Confirm. `decide(proposal, reason)` runs on each then
+        (`reason`: a required reason is asked, else none)."""
+        proposals = list(queryset)
+        required = True if reason else None
+        form = ReasonForm(request.POST if "_confirm" in request.POST else None, required=required)
+        if form.is_bound and form.is_valid():
+            typed = form.cleaned_data.get("reason", "")
+            self._each(request, proposals, lambda proposal: decide(proposal, typed))
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            "explain": explain,
+            "objects": [_Listed(p.pk, proposal_label(p)) for p in proposals],
+            "action": request.POST.get("action", ""),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/jobcost/reason_action.html", context)
+
     @admin.action(
-        description="Approve selected (runs the proposal through the API's rules)",
+        description="Approve selected (runs the proposal through the API's rules)…",
         permissions=["transition"],
     )
     def approve(self, request, queryset):
-        def decide(proposal: AgentAction) -> tuple[int, str]:
+        def decide(proposal: AgentAction, _reason: str) -> tuple[int, str]:
             # A member approves within their own scope, as their key would; an operator in
             # the proposal's account.
             scope = request_scope(request) or Scope(account_id=proposal.account_id)
@@ -196,31 +220,28 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
             summary = failure_summary(decided.failure)
             return messages.WARNING, f"approval failed, nothing written. {summary}"
 
-        self._each(request, queryset, decide)
+        return self._confirmed(
+            request,
+            queryset,
+            decide,
+            title="Approve agent actions",
+            explain="Each proposal runs now through the same rules as the API, as if you had "
+            "made the request; one that the rules refuse writes nothing.",
+            reason=False,
+        )
 
     @admin.action(description="Reject selected (asks for a reason)…", permissions=["transition"])
     def reject(self, request, queryset):
-        """`run_each_with_reason`'s intermediate page (same template and form; the reason is
-        required), with the proposals labelled by kind and ID since the model's own `str`
-        is the bare action name."""
-        proposals = list(queryset)
-        form = ReasonForm(request.POST if "_confirm" in request.POST else None, required=True)
-        if form.is_bound and form.is_valid():
-            reason = form.cleaned_data["reason"]
+        def decide(proposal: AgentAction, reason: str) -> tuple[int, str]:
+            agent_actions.agent_action_reject(agent_action_id=proposal.pk, reason=reason)
+            return messages.SUCCESS, "rejected."
 
-            def decide(proposal: AgentAction) -> tuple[int, str]:
-                agent_actions.agent_action_reject(agent_action_id=proposal.pk, reason=reason)
-                return messages.SUCCESS, "rejected."
-
-            self._each(request, proposals, decide)
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": "Reject agent actions",
-            "objects": [_Listed(p.pk, proposal_label(p)) for p in proposals],
-            "action": request.POST.get("action", ""),
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "form": form,
-        }
-        return TemplateResponse(request, "admin/jobcost/reason_action.html", context)
+        return self._confirmed(
+            request,
+            queryset,
+            decide,
+            title="Reject agent actions",
+            explain="Each proposal is rejected with your reason, which the agent reads back; "
+            "nothing it proposed is written.",
+            reason=True,
+        )

@@ -16,8 +16,8 @@ from jobcost.admin.base import (
     ReadOnlyInline,
     ServiceAdmin,
     ServiceForm,
+    confirm_each,
     money_column,
-    run_each,
     visible_queryset,
 )
 from jobcost.admin.fields import LabelledChoiceField, with_account
@@ -137,6 +137,14 @@ class RfiAdmin(ServiceAdmin):
     def service_update(self, request, obj, changes):
         return rfis.rfi_update(rfi_id=obj.pk, changes=changes)
 
-    @admin.action(description="Close selected RFIs", permissions=["change"])
+    @admin.action(description="Close selected RFIs…", permissions=["change"])
     def close(self, request, queryset):
-        run_each(self, request, queryset, lambda rfi: rfis.rfi_close(rfi_id=rfi.pk), "closed")
+        return confirm_each(
+            self,
+            request,
+            queryset,
+            lambda rfi: rfis.rfi_close(rfi_id=rfi.pk),
+            "closed",
+            title="Close RFIs",
+            explain="Each RFI is closed: it leaves the open RFIs and takes no more answers.",
+        )

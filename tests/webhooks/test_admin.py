@@ -16,7 +16,7 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from jobcost.services.commitments import commitment_execute
 from tests.factories import AccountFactory, CommitmentFactory, ProjectFactory
-from tests.jobcost.admin.pages import admin_url, messages_of, readonly, text
+from tests.jobcost.admin.pages import act_on_list, admin_url, messages_of, readonly, text
 from webhooks import delivery as delivery_module
 from webhooks import services
 from webhooks.models import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -82,9 +82,8 @@ def _fail_for_good(delivery: WebhookDelivery, receiver) -> WebhookDelivery:
 
 
 def _act(web, changelist: str, action: str, *objects):
-    return web.post(
-        changelist, {"action": action, "_selected_action": [o.pk for o in objects]}, follow=True
-    )
+    """The action through its confirmation page (where it is the user's to run)."""
+    return act_on_list(web, changelist, action, objects)
 
 
 def label(obj) -> str:

@@ -155,3 +155,14 @@ def run_list_action(client: Client, list_url: str, action: str, objects) -> obje
     assert 'id="reason_form"' in asked.content.decode(), "no confirmation page"
     confirm = form_data(asked, "reason_form")
     return client.post(list_url, confirm, follow=True)
+
+
+def act_on_list(client: Client, list_url: str, action: str, objects) -> object:
+    """A list action as a person runs it, whether or not it is offered to them: when the
+    confirmation page comes back, press "Confirm" on it; otherwise (the action is not the
+    user's to run) return the page the list answered with. Returns the final page."""
+    selected = [obj.pk for obj in objects]
+    asked = client.post(list_url, {"action": action, "_selected_action": selected}, follow=True)
+    if 'id="reason_form"' not in asked.content.decode():
+        return asked
+    return client.post(list_url, form_data(asked, "reason_form"), follow=True)

@@ -16,6 +16,7 @@ from jobcost.services.daily_logs import daily_log_create
 from tests.conftest import Api
 from tests.factories import AccountFactory, make_job, make_key
 from tests.jobcost.admin.pages import (
+    act_on_list,
     admin_url,
     errors_of,
     form_data,
@@ -71,6 +72,10 @@ def _log_proposal(site, day: str = "2026-03-02") -> AgentAction:
 
 
 def _act(web, action, *proposals, **extra):
+    """An action as a person starts it: approve is confirmed on its page at once (it asks
+    nothing); reject returns its page, which asks for the reason."""
+    if action == "approve" and not extra:
+        return act_on_list(web, LIST, action, proposals)
     return web.post(
         LIST,
         {"action": action, "_selected_action": [p.pk for p in proposals], **extra},

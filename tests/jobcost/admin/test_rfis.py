@@ -15,7 +15,15 @@ from jobcost.services.projects import project_update
 from jobcost.services.rfis import rfi_create, rfi_update
 from tests.conftest import Api
 from tests.factories import AccountFactory, ProjectFactory, make_job, make_key
-from tests.jobcost.admin.pages import admin_url, errors_of, form_data, messages_of, readonly, text
+from tests.jobcost.admin.pages import (
+    act_on_list,
+    admin_url,
+    errors_of,
+    form_data,
+    messages_of,
+    readonly,
+    text,
+)
 
 LIST = "/admin/jobcost/rfi/"
 ADD = "/admin/jobcost/rfi/add/"
@@ -35,7 +43,8 @@ def _raise(project, subject: str, **kwargs) -> Rfi:
 
 
 def _act(web, action, *rfis):
-    return web.post(LIST, {"action": action, "_selected_action": [r.pk for r in rfis]}, follow=True)
+    """The action through its confirmation page (where it is the user's to run)."""
+    return act_on_list(web, LIST, action, rfis)
 
 
 def test_list_shows_rfis_with_filters_and_search(web, money):
