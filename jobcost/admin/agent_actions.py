@@ -31,10 +31,12 @@ from jobcost.admin.base import (
     visible_queryset,
 )
 from jobcost.admin.display import EMPTY
+from jobcost.admin.history import NAMED_THROUGH
 from jobcost.errors import translate
 from jobcost.models import (
     AgentAction,
     AgentActionStatus,
+    ApiKey,
     BudgetLine,
     ChangeOrder,
     DailyLog,
@@ -81,6 +83,40 @@ def failure_summary(failure: dict | None) -> str:
     return f"{text} (param {failure['param']})" if failure.get("param") else text
 
 
+def _record_names(proposals) -> None:
+    """Name the target, the result and the proposing key of each proposal, from its own
+    account only, in one query per kind of record whatever the accounts on the page:
+    `_names_of(proposal)` then maps each such ID to its name."""
+    proposals = list(proposals)
+    wanted: dict[type, set[str]] = {}
+    for proposal in proposals:
+        model = OBJECT_MODELS[proposal.action]
+        wanted.setdefault(model, set()).update(
+            pk for pk in (proposal.target, proposal.result) if pk
+        )
+        key = (proposal.proposed_by or {}).get("id")
+        if key:
+            wanted.setdefault(ApiKey, set()).add(key)
+    names: dict[tuple[str, str], str] = {}
+    for model, ids in wanted.items():
+        rows = model._default_manager.filter(pk__in=ids)
+        rows = rows.select_related(*(NAMED_THROUGH & {f.name for f in model._meta.fields}))
+        for row in rows:
+            label = (row.name or "unnamed key") if model is ApiKey else str(row)
+            names[(row.account_id, row.pk)] = label
+    for proposal in proposals:
+        proposal.__dict__["_record_names"] = {
+            pk: name for (account, pk), name in names.items() if account == proposal.account_id
+        }
+
+
+def _names_of(proposal: AgentAction) -> dict[str, str]:
+    """The names `_record_names` gave, or (on a proposal's own page) named now."""
+    if "_record_names" not in proposal.__dict__:
+        _record_names([proposal])
+    return proposal.__dict__["_record_names"]
+
+
 def proposal_label(proposal: AgentAction) -> str:
     """`Create an RFI (aa_…)`: how messages and the reason page name a proposal."""
     return f"{proposal.get_action_display()} ({proposal.pk})"
@@ -122,17 +158,18 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
         ("Timestamps", {"fields": TIMESTAMPS}),
     )
     readonly_fields = tuple(name for _title, box in fieldsets for name in box["fields"])
+    # Read by names, not IDs (docs/backoffice/month.md, "Names, not IDs"); the ID is on the
+    # proposal's own page.
     list_display = (
-        "id",
         "action",
         "project",
-        "target",
+        "target_link",
         "status",
         "proposed_by_display",
         "created_at",
         "result_link",
     )
-    list_display_links = ("id", "action")
+    list_display_links = ("action",)
     list_select_related = ("project",)
     list_filter = ("status", "action", "project")
     search_fields = ("=id", "=target", "=result", "rationale")
@@ -142,9 +179,21 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.agent_action_list)
 
+    def get_changelist_instance(self, request):
+        """The list's page, with every record and key its rows mention named in one query
+        per kind of record (`_record_names`)."""
+        changelist = super().get_changelist_instance(request)
+        _record_names(changelist.result_list)
+        return changelist
+
     @admin.display(description="Proposed by")
     def proposed_by_display(self, agent_action: AgentAction) -> str:
-        return actor_label(agent_action.proposed_by)
+        actor = agent_action.proposed_by or {}
+        name = _names_of(agent_action).get(actor.get("id") or "")
+        if name is None or actor.get("type") != "api_key":
+            return actor_label(actor)
+        role = f" ({actor['role']})" if actor.get("role") else ""
+        return f"API key {name}{role}"
 
     @admin.display(description="Decided by")
     def decided_by_display(self, agent_action: AgentAction) -> str:
@@ -164,11 +213,15 @@ class AgentActionAdmin(TransitionActions, ReadOnlyAdmin):
 
     @admin.display(description="Target")
     def target_link(self, agent_action: AgentAction) -> str:
-        return change_link(OBJECT_MODELS[agent_action.action], agent_action.target or None)
+        target = agent_action.target or None
+        label = _names_of(agent_action).get(target or "")
+        return change_link(OBJECT_MODELS[agent_action.action], target, label)
 
     @admin.display(description="Result")
     def result_link(self, agent_action: AgentAction) -> str:
-        return change_link(OBJECT_MODELS[agent_action.action], agent_action.result or None)
+        result = agent_action.result or None
+        label = _names_of(agent_action).get(result or "")
+        return change_link(OBJECT_MODELS[agent_action.action], result, label)
 
     def _each(self, request, proposals, decide) -> None:
         """Run `decide(proposal) -> (message level, outcome)` on each proposal and report

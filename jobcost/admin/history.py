@@ -61,6 +61,10 @@ def _models_by_prefix() -> dict[str, type[models.Model]]:
     }
 
 
+# Relations whose record a model's name reads when it is loaded (`models.common.loaded`).
+NAMED_THROUGH = frozenset({"cost_code", "project", "invoice", "change_order"})
+
+
 class Namer:
     """Names the records an audit trail mentions, from one account only: collect every ID
     first (`collect`), then `name(id)` gives the record's name, or "a record" for one that is
@@ -90,6 +94,8 @@ class Namer:
                 continue
             rows = model._default_manager.filter(pk__in=ids)
             field_names = {f.name for f in model._meta.get_fields()}
+            # The relations a name reads only when loaded (a budget line's cost code).
+            rows = rows.select_related(*(NAMED_THROUGH & field_names))
             if model._meta.model_name == "account":
                 rows = rows.filter(pk=self.account_id)
             elif "account" in field_names:

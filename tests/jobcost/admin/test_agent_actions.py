@@ -5,6 +5,7 @@ reason asked on an intermediate page."""
 
 import datetime
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -35,6 +36,8 @@ def site(db):
     job = make_job(account)
     job.account = account
     job.agent_key, secret = make_key(account, "agent")
+    job.agent_key.name = "Site agent"
+    job.agent_key.save(update_fields=["name"])
     job.agent = Api(secret)
     return job
 
@@ -91,13 +94,19 @@ def test_list_shows_proposals_with_filters(web, site):
 
     assert response.status_code == 200
     page = text(response)
-    for shown in (rfi.pk, log.pk, "Create an RFI", "Create a daily log", "Proposed"):
+    for shown in ("Create an RFI", "Create a daily log", "Proposed"):
         assert shown in page
-    assert f"api_key {site.agent_key.pk} (agent)" in page
+    # Read by names: the proposing key by its name, no ID in the text (each row links to
+    # its proposal's page, which shows the ID).
+    assert "API key Site agent (agent)" in page
+    visible = re.sub(r"<[^>]*>", " ", page)
+    assert rfi.pk not in visible and log.pk not in visible and site.agent_key.pk not in visible
     assert str(site.project) in page
-    by_action = text(web.get(LIST, {"action__exact": "rfi.create"}))
-    assert rfi.pk in by_action and log.pk not in by_action
-    assert log.pk not in text(web.get(LIST, {"status__exact": "approved"}))
+    assert admin_url(rfi) in response.content.decode()
+    by_action = web.get(LIST, {"action__exact": "rfi.create"}).content.decode()
+    assert admin_url(rfi) in by_action and admin_url(log) not in by_action
+    approved = web.get(LIST, {"status__exact": "approved"}).content.decode()
+    assert admin_url(log) not in approved
 
 
 def test_detail_is_read_only_with_the_payload_as_json(web, site):
@@ -112,7 +121,7 @@ def test_detail_is_read_only_with_the_payload_as_json(web, site):
     assert '\n  "question": "Drawings disagree."' in payload  # indented
     assert readonly(page, "rationale") == "S-201 and S-301 show different depths."
     assert readonly(page, "status") == "Proposed"
-    assert readonly(page, "proposed_by_display") == f"api_key {site.agent_key.pk} (agent)"
+    assert readonly(page, "proposed_by_display") == "API key Site agent (agent)"
     assert readonly(page, "result_link") == "—"
     assert 'name="_save"' not in page.content.decode()
     assert web.get(f"{LIST}add/").status_code == 403
@@ -154,7 +163,7 @@ def test_approving_an_rfi_create_creates_the_rfi_with_the_accountant_as_decider(
         "accountant",
     )
     page = web.get(admin_url(proposal))
-    assert readonly(page, "result_link") == rfi.pk
+    assert readonly(page, "result_link") == str(rfi)
     assert admin_url(rfi) in page.content.decode()
     assert readonly(page, "decided_by_display") == "user accountant (superuser)"
     shown = site.agent.get(f"/v1/agents/actions/{proposal.pk}").json()
