@@ -13,7 +13,7 @@ from jobcost.api.output import render_one
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
-from jobcost.documents.pay_app_pdf import pay_app_pdf_response
+from jobcost.documents.pay_app_download import pay_app_pdf_response
 from jobcost.error_codes import (
     PayAppErrorCode,
     ProjectErrorCode,
