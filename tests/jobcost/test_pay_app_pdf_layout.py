@@ -13,6 +13,7 @@ import pdfplumber
 import pytest
 
 from jobcost.demo.loader import demo_job_load
+from jobcost.documents.pay_app_pdf import render_pay_app_pdf
 from jobcost.models import PayApp, Project
 from tests.conftest import Api
 from tests.factories import make_key
@@ -145,3 +146,87 @@ def test_the_demo_prints_its_change_order_summary_and_no_negative_zero(printed):
 def usd(cents: int) -> str:
     text = f"{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
     return f"({text})" if cents < 0 else text
+
+
+def extreme_snapshot() -> dict:
+    """A snapshot at every limit the API allows: 200-character names, a 60-character change
+    order number, amounts of $100,000,000,000.00 (the money cap) and a 2,000-character
+    certification note."""
+    big = 10**13
+    figures = {
+        "scheduled_value": big,
+        "previous": -big,
+        "this_period": big,
+        "materials_stored": big,
+        "total_completed_and_stored": -big,
+        "percent_complete": "100.00",
+        "balance_to_finish": -big,
+        "retainage": big,
+    }
+    long = ("Wide " * 60)[:200]
+    rows = [
+        {"item": str(i), "description": long, "change_order": False, **figures} for i in range(1, 6)
+    ]
+    rows.append(
+        {"item": "C" * 60, "description": f"{'C' * 60} — {long}", "change_order": True, **figures}
+    )
+    return {
+        "version": 1,
+        "stage": "certified",
+        "application": {
+            "number": 999,
+            "date": "2099-12-31",
+            "period_start": "2099-12-01",
+            "period_end": "2099-12-31",
+            "retainage_pct": "12.75",
+            "currency": "usd",
+        },
+        "project": {
+            "number": "N" * 60,
+            "name": long,
+            "contract_date": "1970-01-01",
+            "architect": long,
+        },
+        "owner": {"name": long},
+        "contractor": {"name": long},
+        "rows": rows,
+        "totals": figures,
+        "g702": {
+            key: -big
+            for key in (
+                "original_contract_sum",
+                "net_change_by_change_orders",
+                "contract_sum_to_date",
+                "total_completed_and_stored",
+                "retainage_completed_work",
+                "retainage_stored_materials",
+                "total_retainage",
+                "total_earned_less_retainage",
+                "less_previous_certificates",
+                "current_payment_due",
+                "balance_to_finish_including_retainage",
+                "work_this_period",
+                "retainage_this_period",
+                "net_due_this_period",
+            )
+        },
+        "change_orders": {
+            "previous_additions": big,
+            "previous_deductions": -big,
+            "this_month_additions": big,
+            "this_month_deductions": -big,
+        },
+        "certificate": {
+            "amount_certified": big,
+            "certified_on": "2099-12-31",
+            "note": ("The architect's reason, at length. " * 70)[:2000],
+        },
+    }
+
+
+def test_a_snapshot_at_every_limit_still_prints_inside_the_page():
+    pdf = render_pay_app_pdf(extreme_snapshot())
+    assert layout_problems(pdf, margin=MARGIN) == []
+    text = " ".join(texts(pdf))
+    assert "(100,000,000,000.00)" in text
+    assert "The architect's reason, at length." in text
