@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib
 import io
 import json
 import subprocess
@@ -16,6 +17,7 @@ import sys
 
 import pdfplumber
 import pytest
+from django.apps import apps as django_apps
 from django.conf import settings
 
 from jobcost.documents.pay_app_pdf import render_pay_app_pdf
@@ -105,7 +107,7 @@ def test_renames_and_payment_change_no_byte_of_a_certified_pay_app(job, make_api
     assert after == certified
     assert after == bytes(PayAppDocument.objects.get(pay_app=pay_app, stage="certified").pdf)
     assert len(documents(pay_app)) == 2  # payment adds nothing
-    # The back office's "Download PDF" serves the same stored file.
+    # Nothing renamed reaches it.
     assert "Renamed" not in text_of(after)
 
 
@@ -186,3 +188,27 @@ def test_rejected_and_submitted_again_stores_a_new_submitted_document(job, make_
     assert second != first
     assert "TOTAL COMPLETED & STORED TO DATE (Column G on G703) 20,000.00" in text_of(second)
     assert documents(pay_app) == [("submitted", first), ("submitted", second)]
+
+
+def test_the_upgrade_stores_documents_for_pay_apps_submitted_before_them(job, make_api):
+    """Migration 0009 (docs/documents.md, "Decisions"): a pay app submitted or approved before
+    documents were stored gets them, once; a draft gets none."""
+    migration = importlib.import_module(
+        "jobcost.migrations.0009_store_documents_of_certified_pay_apps"
+    )
+    approved = make_pay_app(job, "2026-09-01", "2026-09-30", status="approved")
+    submitted = make_pay_app(job, "2026-10-01", "2026-10-31", status="submitted")
+    PayAppDocument.objects.all().delete()  # as a database upgraded from before them
+    draft_project = ProjectFactory(account=job.account)
+    CostCodeFactory(project=draft_project, scheduled_value=draft_project.contract_amount)
+    draft = make_pay_app(draft_project, "2026-09-01", "2026-09-30")
+
+    migration.store_documents(django_apps, None)
+    migration.store_documents(django_apps, None)  # again: nothing more
+
+    assert [stage for stage, _pdf in documents(approved)] == ["submitted", "certified"]
+    assert [stage for stage, _pdf in documents(submitted)] == ["submitted"]
+    assert documents(draft) == []
+    admin = make_api(job.account, "admin")
+    assert pdf_of(admin, approved) == documents(approved)[1][1]
+    assert "AMOUNT CERTIFIED $ 0.00" in text_of(pdf_of(admin, approved))  # no work billed
