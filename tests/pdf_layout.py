@@ -40,7 +40,7 @@ def glyphs(pdf: bytes) -> list[list[Glyph]]:
                 [
                     Glyph(number, c["text"], c["x0"], c["x1"], c["top"], c["bottom"])
                     for c in page.chars
-                    if c.get("upright", True) and c["text"].strip()
+                    if _upright(c) and c["text"].strip()
                 ]
             )
     return pages
@@ -62,7 +62,7 @@ def layout_problems(pdf: bytes, *, margin: float, bottom_margin: float | None = 
             chars = [
                 Glyph(number, c["text"], c["x0"], c["x1"], c["top"], c["bottom"])
                 for c in page.chars
-                if c.get("upright", True) and c["text"].strip()
+                if _upright(c) and c["text"].strip()
             ]
             for glyph in chars:
                 if (
@@ -75,6 +75,13 @@ def layout_problems(pdf: bytes, *, margin: float, bottom_margin: float | None = 
             problems += _overlaps(chars)
             problems += _rules_through(chars, _vertical_rules(page))
     return problems
+
+
+def _upright(char: dict) -> bool:
+    """Upright text: no rotation in the glyph's matrix. pdfminer's own `upright` flag is true
+    for any turn under 90° (a watermark at 30° too), so the matrix is read instead."""
+    _a, b, c, _d, _e, _f = char.get("matrix", (1, 0, 0, 1, 0, 0))
+    return char.get("upright", True) and abs(b) < 1e-6 and abs(c) < 1e-6
 
 
 def _overlaps(chars: list[Glyph]) -> list[str]:

@@ -42,7 +42,7 @@ from jobcost.admin.pay_app_close import (
     G703Grid,
 )
 from jobcost.admin.pay_app_owner import receipts_table
-from jobcost.documents.pay_app_pdf import pay_app_pdf_response
+from jobcost.documents.pay_app_download import pay_app_pdf_response
 from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
 from jobcost.selectors.g702 import G702

@@ -132,7 +132,7 @@ class PayAppDocumentStage(models.TextChoices):
 
 
 class PayAppDocument(models.Model):
-    """The printed pay app as it was certified (docs/reports.md, "Certified means frozen"):
+    """The printed pay app as it was certified (docs/documents.md, "Certified means frozen"):
     `snapshot` holds every name, date and figure the document prints, taken in the transaction
     that submitted (stage `submitted`) or approved (stage `certified`) it, and `pdf` the bytes
     rendered from it, with their SHA-256. A row is written once and never changed; a pay app

@@ -31,6 +31,7 @@ from jobcost.models import (
     ChangeOrderStatus,
     CostCode,
     PayApp,
+    PayAppDocumentStage,
     PayAppLine,
     PayAppStatus,
     Project,
@@ -38,6 +39,7 @@ from jobcost.models import (
 from jobcost.money import format_dollars
 from jobcost.selectors.g702 import g702, g703_row
 from jobcost.selectors.lien_waivers import vendors_missing_waivers
+from jobcost.selectors.pay_app_snapshot import change_order_description
 from jobcost.selectors.pay_apps import earlier_certificate
 from jobcost.services.common import (
     bulk_set,
@@ -50,6 +52,7 @@ from jobcost.services.common import (
     save_audited,
     service,
 )
+from jobcost.services.pay_app_documents import pay_app_document_store
 from jobcost.services.totals import ensure_g702_totals
 
 S = PayAppStatus
@@ -78,7 +81,7 @@ def _change_order_line(pay_app: PayApp, change_order: ChangeOrder, position: int
         pay_app=pay_app,
         position=position,
         item=change_order.number,
-        description=f"Change order {change_order.number}: {change_order.title}",
+        description=change_order_description(change_order.number, change_order.title),
         change_order=change_order,
         scheduled_value=change_order.amount,
         previous=previous,
@@ -350,6 +353,8 @@ def pay_app_submit(
     locking the period waits for the invoices being received (which hold the project `FOR
     KEY SHARE` and check the periods), and a receipt that waited for it sees the period locked.
 
+    Stores the document as submitted (`services.pay_app_documents`, docs/documents.md).
+
     Emits: audit pay_app.submitted, pay_app.waiver_override; events pay_app.submitted.
     """
     pay_app = lock_in_state(
@@ -389,6 +394,7 @@ def pay_app_submit(
             changes={"lien_waivers_missing": {"before": None, "after": [v.pk for v in missing]}},
             note=note,
         )
+    pay_app_document_store(pay_app, PayAppDocumentStage.SUBMITTED)
     return pay_app
 
 
@@ -434,7 +440,8 @@ def pay_app_approve(
     pay app was submitted, is 400 `parameter_invalid` (param `certified_on`). The amount, day
     and note are stored on the pay app, so they are in the `approved` audit entry and the
     `pay_app.approved` event; the note is also the entry's note. 409
-    `invalid_state_transition` unless submitted, 409 `project_closed`.
+    `invalid_state_transition` unless submitted, 409 `project_closed`. Stores the document
+    as certified (docs/documents.md).
 
     Emits: audit pay_app.approved; events pay_app.approved.
     """
@@ -479,7 +486,9 @@ def pay_app_approve(
     pay_app.amount_certified = amount
     pay_app.certified_on = day
     pay_app.certification_note = note
-    return save_audited(pay_app, action="approved", note=note)
+    save_audited(pay_app, action="approved", note=note)
+    pay_app_document_store(pay_app, PayAppDocumentStage.CERTIFIED)
+    return pay_app
 
 
 def period_is_locked(project_id: str, day: datetime.date) -> bool:

@@ -1,6 +1,6 @@
 """/v1/pay-apps, /v1/pay-apps/{id}/lines, the owner's receipts at /v1/pay-apps/{id}/payments
 and the printed /v1/pay-apps/{id}/pdf (rules in `services.pay_apps` and
-`services.pay_app_payments`, the document in `documents.pay_app_pdf`)."""
+`services.pay_app_payments`, the document in `documents.pay_app_download`)."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -13,7 +13,7 @@ from jobcost.api.output import render_one
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
-from jobcost.documents.pay_app_pdf import pay_app_pdf_response
+from jobcost.documents.pay_app_download import pay_app_pdf_response
 from jobcost.error_codes import (
     PayAppErrorCode,
     ProjectErrorCode,
@@ -112,10 +112,13 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
 
     @extend_schema(
         summary="Print the pay app as a PDF (G702 and G703)",
-        description="The application and certificate page in the AIA G702 shape and the "
-        "continuation sheet in the G703 shape, from the figures `GET /v1/pay-apps/{id}` "
-        "returns (a submitted pay app prints the same figures whenever printed); a draft is "
-        "marked DRAFT on every page. Any role that can read the pay app can print it. Takes no "
+        description="The application and certificate for payment in the AIA G702 layout "
+        "(with the contractor's signed statement, a notary block and the architect's "
+        "certificate) and the continuation sheet in the G703 layout. A submitted, approved or "
+        "paid pay app answers the document stored when it was certified, else when it was "
+        "submitted, byte for byte: renames and payment change nothing (docs/documents.md). A "
+        "draft is rendered at the request from its figures and names as they stand, marked "
+        "DRAFT on every page. Any role that can read the pay app can print it. Takes no "
         "parameters; errors are the JSON envelope.",
         responses={(200, "application/pdf"): OpenApiTypes.BINARY},
         filters=False,

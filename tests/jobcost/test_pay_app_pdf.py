@@ -18,7 +18,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from jobcost.demo.loader import demo_job_load
-from jobcost.models import Account, PayApp, Project
+from jobcost.models import Account, PayApp, PayAppDocument, Project
 from tests.conftest import Api, error_of
 from tests.factories import (
     AccountFactory,
@@ -72,10 +72,11 @@ def test_pay_app_2_prints_its_g702_and_g703(demo):
     text = pages(api.get(f"/v1/pay-apps/{second.pk}/pdf"))
     first = text[0]
     assert "APPLICATION AND CERTIFICATE FOR PAYMENT" in first
-    assert f"To owner: {project.owner.name}" in first
-    assert "From contractor: Demo Builders" in first
-    assert "Application No.: 2 Project: 2026-014 Lincoln Elementary" in first
-    assert "Period: 2026-10-01 to 2026-10-31" in first
+    assert f"TO OWNER: {project.owner.name} FROM CONTRACTOR: Demo Builders" in first
+    assert "PROJECT: 2026-014 Lincoln Elementary" in first
+    assert "APPLICATION NO: 2 APPLICATION DATE:" in first
+    assert "PERIOD: Oct 1, 2026 to Oct 31, 2026 PERIOD TO: Oct 31, 2026" in first
+    assert f"AMOUNT CERTIFIED $ {usd(second.amount_certified)}" in first
     assert "1. ORIGINAL CONTRACT SUM 8,400,000.00 2. Net change by Change Orders 48,500.00" in first
     assert "3. CONTRACT SUM TO DATE (Line 1 ± 2) 8,448,500.00" in first
     assert "4. TOTAL COMPLETED & STORED TO DATE (Column G on G703) 1,413,500.00" in first
@@ -93,6 +94,7 @@ def test_pay_app_2_prints_its_g702_and_g703(demo):
     ]:
         assert f"{label} {usd(body[field])}" in first, label
     # CO-001 (+48,500.00) landed on #2: approved this month, none before.
+    assert "CHANGE ORDER SUMMARY ADDITIONS DEDUCTIONS" in first
     assert "previous months by Owner 0.00 0.00 Total approved this month 48,500.00 0.00" in first
     assert "TOTALS 48,500.00 0.00 NET CHANGES by Change Order 48,500.00" in first
 
@@ -101,8 +103,9 @@ def test_pay_app_2_prints_its_g702_and_g703(demo):
     rows = api.get(f"/v1/pay-apps/{second.pk}/lines", {"limit": 100}).json()["data"]
     assert [r["scheduled_value"] for r in rows if r["change_order"]] == [4_850_000]
     for row in rows:
+        # A change-order row's description ("CO-001 — title") holds its item: printed once.
         cells = [
-            row["item"],
+            *([] if row["change_order"] else [row["item"]]),
             " ".join(row["description"].split()),
             usd(row["scheduled_value"]),
             usd(row["previous"]),
@@ -170,10 +173,14 @@ def test_a_submitted_pay_app_prints_the_same_whenever_printed(account, make_api)
     assert member.post(f"/v1/pay-apps/{second.pk}/submit", submit).status_code == 200
     assert manager.post(f"/v1/pay-apps/{second.pk}/approve").status_code == 200
     after = member.get(f"/v1/pay-apps/{first.pk}/pdf")
-    # Only the status it is printed with moved (submitted → approved).
-    assert [p.replace("Status: submitted", "Status: approved") for p in text] == pages(after)
+    # Approval added the certificate, nothing else (docs/documents.md).
+    certified = pages(after)
+    assert "AMOUNT CERTIFIED $ 22,500.00" in certified[0]
+    assert "AMOUNT CERTIFIED $ 22,500.00" not in text[0]
+    assert certified[1:] == text[1:]
+    assert certified[0].split("AMOUNT CERTIFIED")[0] == text[0].split("AMOUNT CERTIFIED")[0]
     again = member.get(f"/v1/pay-apps/{first.pk}/pdf")
-    assert again.content == after.content  # invariant output: the same bytes
+    assert again.content == after.content  # stored: the same bytes
     later = pages(member.get(f"/v1/pay-apps/{second.pk}/pdf"))[0]
     assert "(Line 6 from prior Certificate) 22,500.00 8. CURRENT PAYMENT DUE 9,000.00" in later
 
@@ -247,3 +254,17 @@ def test_the_admin_download_button_serves_the_same_file(demo, client):
     clerk.save()
     client.force_login(clerk)
     assert client.get(url).status_code == 404
+
+
+def test_the_demo_stores_the_documents_of_its_certified_pay_apps(demo):
+    """seed_demo goes through the services, so #1 (paid) and #2 (approved) were stored as
+    submitted and as certified, and their PDF is the certified one; #3 is a draft."""
+    project, apps = demo
+    api = api_for(project.account, "viewer")
+    for number in (1, 2):
+        stored = {
+            d.stage: bytes(d.pdf) for d in PayAppDocument.objects.filter(pay_app=apps[number])
+        }
+        assert sorted(stored) == ["certified", "submitted"]
+        assert api.get(f"/v1/pay-apps/{apps[number].pk}/pdf").content == stored["certified"]
+    assert not PayAppDocument.objects.filter(pay_app=apps[3]).exists()
