@@ -72,6 +72,8 @@ class ProjectAddForm(ServiceForm):
             "currency",
             "retainage_pct",
             "status",
+            "contract_date",
+            "architect_name",
         ]
 
 
@@ -82,7 +84,14 @@ class ProjectChangeForm(ServiceForm):
 
     class Meta:
         model = Project
-        fields = ["number", "name", "contract_amount", "retainage_pct"]
+        fields = [
+            "number",
+            "name",
+            "contract_amount",
+            "retainage_pct",
+            "contract_date",
+            "architect_name",
+        ]
 
 
 class BudgetLineInline(ReadOnlyInline):
@@ -159,7 +168,18 @@ class ProjectAdmin(ServiceAdmin):
     add_form, change_form = ProjectAddForm, ProjectChangeForm
     add_fieldsets = (
         (None, {"fields": ["account", "number", "name", "owner", "status"]}),
-        ("Contract", {"fields": ["contract_amount", "currency", "retainage_pct"]}),
+        (
+            "Contract",
+            {
+                "fields": [
+                    "contract_amount",
+                    "currency",
+                    "retainage_pct",
+                    "contract_date",
+                    "architect_name",
+                ]
+            },
+        ),
     )
     change_fieldsets = (
         (None, {"fields": ["id", "account", "number", "name", "owner", "status"]}),
@@ -170,6 +190,8 @@ class ProjectAdmin(ServiceAdmin):
                     "contract_amount",
                     "currency",
                     "retainage_pct",
+                    "contract_date",
+                    "architect_name",
                     "approved_changes_display",
                 ]
             },

@@ -10,6 +10,7 @@ Codes without a commitment are self-performed or not yet bought out.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -29,6 +30,8 @@ PROJECT = {
     "contract_amount": 840_000_000,  # $8,400,000.00 lump-sum prime contract
     "currency": "usd",
     "retainage_pct": Decimal("10"),
+    "contract_date": datetime.date(2026, 7, 15),
+    "architect_name": "Harmon Lowe Architects",
 }
 
 

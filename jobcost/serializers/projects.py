@@ -6,7 +6,7 @@ from operator import attrgetter
 
 from rest_framework import serializers
 
-from jobcost.api.fields import CentsField, PercentField
+from jobcost.api.fields import BusinessDateField, CentsField, PercentField
 from jobcost.api.serializers import FigureField, InputSerializer, ResourceSerializer
 from jobcost.models import Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
@@ -46,6 +46,15 @@ class ProjectSerializer(ResourceSerializer):
     approved_changes = CentsField(allow_negative=True, read_only=True)
     revised_contract = FigureField(_figure("revised_contract"), CENTS)
     retainage_pct = PercentField()
+    contract_date = serializers.DateField(
+        allow_null=True,
+        help_text="The date of the owner-contractor agreement, printed on the G702; null "
+        "when not recorded.",
+    )
+    architect_name = serializers.CharField(
+        help_text="The owner's architect, who certifies pay apps (printed on the G702); "
+        "empty when not recorded."
+    )
     cost_to_date = FigureField(_figure("cost_to_date"), CENTS)
     percent_complete = FigureField(_figure("percent_complete"), PCT)
     projected_cost = FigureField(_figure("projected_cost"), CENTS)
@@ -71,6 +80,14 @@ class ProjectCreateSerializer(InputSerializer):
     status = serializers.ChoiceField(
         choices=[ProjectStatus.BID, ProjectStatus.ACTIVE], required=False, default=ProjectStatus.BID
     )
+    contract_date = BusinessDateField(
+        required=False,
+        allow_null=True,
+        help_text="The date of the owner-contractor agreement (1970-01-01 to 2099-12-31).",
+    )
+    architect_name = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="The owner's architect."
+    )
 
 
 class ProjectUpdateSerializer(InputSerializer):
@@ -80,3 +97,12 @@ class ProjectUpdateSerializer(InputSerializer):
     contract_amount = CentsField(required=False)
     retainage_pct = PercentField(required=False)
     status = serializers.ChoiceField(choices=ProjectStatus.choices, required=False)
+    contract_date = BusinessDateField(
+        required=False,
+        allow_null=True,
+        help_text="The date of the owner-contractor agreement (1970-01-01 to 2099-12-31); "
+        "null clears it.",
+    )
+    architect_name = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="The owner's architect."
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal
 
 from jobcost.error_codes import ProjectErrorCode
@@ -32,7 +33,17 @@ TRANSITIONS: dict[str, set[str]] = {
 
 
 # docs/resources.md: what a project PATCH writes (contract_amount only while bid).
-WRITABLE = frozenset({"name", "number", "retainage_pct", "status", "contract_amount"})
+WRITABLE = frozenset(
+    {
+        "name",
+        "number",
+        "retainage_pct",
+        "status",
+        "contract_amount",
+        "contract_date",
+        "architect_name",
+    }
+)
 
 
 @service
@@ -46,8 +57,11 @@ def project_create(
     currency: str = "usd",
     retainage_pct: Decimal = Decimal(0),
     status: str = S.BID,
+    contract_date: datetime.date | None = None,
+    architect_name: str = "",
 ) -> Project:
-    """Create a project in `bid` (or `active`). Raises 400 for another initial status and
+    """Create a project in `bid` (or `active`). `contract_date` and `architect_name` are
+    what the G702 prints (docs/documents.md). Raises 400 for another initial status and
     409 `resource_already_exists` (param `number`) for a job number already used.
 
     Emits: audit project.created; events project.created.
@@ -64,6 +78,8 @@ def project_create(
         currency=currency,
         retainage_pct=retainage_pct,
         status=status,
+        contract_date=contract_date,
+        architect_name=architect_name,
     )
     return create_unique(
         lambda: save_audited(project),
@@ -74,7 +90,8 @@ def project_create(
 
 @service
 def project_update(*, project_id: str, changes: dict) -> Project:
-    """PATCH a project: `name`, `number`, `retainage_pct`, `status`, and
+    """PATCH a project: `name`, `number`, `retainage_pct`, `status`, `contract_date`,
+    `architect_name` (a pay app already submitted keeps the ones it printed), and
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
     `invalid_state_transition`; a contract that would take the revised contract past the

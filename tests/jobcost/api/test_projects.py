@@ -25,10 +25,16 @@ def test_create_project_with_every_field(api, account, owner):
             "currency": "cad",
             "retainage_pct": 7.5,
             "status": "active",
+            "contract_date": "2026-03-02",
+            "architect_name": "Harmon Lowe Architects",
         },
     )
     assert resp.status_code == 201, resp.content
     data = body(resp)
+    assert (data["contract_date"], data["architect_name"]) == (
+        "2026-03-02",
+        "Harmon Lowe Architects",
+    )
     assert data["id"].startswith("prj_")
     assert data["object"] == "project"
     assert (data["number"], data["name"], data["owner"]) == (
@@ -58,6 +64,27 @@ def test_create_project_defaults(api, owner):
     assert resp.status_code == 201, resp.content
     data = resp.json()
     assert (data["status"], data["currency"], data["retainage_pct"]) == ("bid", "usd", 0)
+    assert (data["contract_date"], data["architect_name"]) == (None, "")
+
+
+def test_patch_sets_and_clears_the_contract_date_and_architect(api, owner):
+    project = body(
+        api.post(
+            "/v1/projects",
+            {"number": "J-1", "name": "Shed", "owner": owner.pk, "contract_amount": 10_000_00},
+        )
+    )
+    url = f"/v1/projects/{project['id']}"
+    patched = api.patch(url, {"contract_date": "2026-04-01", "architect_name": "A. Rivera"})
+    assert patched.status_code == 200, patched.content
+    assert (patched.json()["contract_date"], patched.json()["architect_name"]) == (
+        "2026-04-01",
+        "A. Rivera",
+    )
+    cleared = api.patch(url, {"contract_date": None, "architect_name": ""}).json()
+    assert (cleared["contract_date"], cleared["architect_name"]) == (None, "")
+    stored = Project.objects.get(pk=project["id"])
+    assert (stored.contract_date, stored.architect_name) == (None, "")
 
 
 @pytest.mark.parametrize("status", ["closeout", "closed", "paused"])
@@ -82,6 +109,10 @@ def test_create_project_status_is_bid_or_active_only(api, owner, status):
         ("retainage_pct", 100.5, "parameter_invalid"),
         ("retainage_pct", 10.125, "parameter_invalid"),
         ("currency", "USD", "parameter_invalid"),
+        ("contract_date", "1969-12-31", "parameter_invalid"),
+        ("contract_date", "2100-01-01", "parameter_invalid"),
+        ("contract_date", "2026-02-30", "parameter_invalid"),
+        ("architect_name", "x" * 201, "parameter_invalid"),
         ("cost_to_date", 5, "parameter_read_only"),
         ("color", "red", "parameter_unknown"),
     ],
