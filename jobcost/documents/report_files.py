@@ -11,7 +11,7 @@ Every file holds every row of the report (no pagination), the columns in the JSO
   (`Decimal(cents) / 100`, exact) formatted `#,##0.00;(#,##0.00)`, a date a date, a percent a
   number. Columns fitted to their text. Sheet `About`: the title, the as-of date, the filters.
   A control character XLSX cannot hold (all below U+0020 but tab, line feed and carriage
-  return) is written as U+FFFD.
+  return) is written as U+FFFD; a carriage return as a line feed (XML reads it so).
 
 Both: a text cell (names, numbers people type, IDs, filters echoed) that begins with `=`, `+`,
 `-`, `@`, tab or carriage return is written with a leading `'` (OWASP "CSV injection"), so no
@@ -84,9 +84,15 @@ def render_csv(report: Report) -> bytes:
     return buffer.getvalue().encode()
 
 
+def xlsx_line_ends(text: str) -> str:
+    """Carriage returns as line feeds: XML reads a bare CR in a cell as LF (the workbook
+    cannot keep one), so the file says so rather than leave it to the reader."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _xlsx_text(value: str) -> str:
-    """Text XLSX can hold (control characters → U+FFFD), made inert."""
-    return inert_text(ILLEGAL_CHARACTERS_RE.sub("\ufffd", value))
+    """Text XLSX can hold (control characters → U+FFFD, CR → LF), made inert first."""
+    return xlsx_line_ends(inert_text(ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)))
 
 
 def _xlsx_value(column: Column, value):

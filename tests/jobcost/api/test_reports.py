@@ -428,3 +428,39 @@ def test_queries_do_not_grow_with_the_number_of_projects(api, account, path):
         job = make_job(account)
         make_invoice(job.commitment, amount=10_000, number="Q-1", status="approved")
     assert count() == one
+
+
+def test_xlsx_reads_as_a_spreadsheet_people_open(api, job):
+    """Headers in words and frozen, money in dollars in an accounting format, dates as dates,
+    columns as wide as their text, a totals row; the file named for the report, the project's
+    number and the day (docs/reports.md, "Files")."""
+    job.project.number = "P-2024/017 é"
+    job.project.save(update_fields=["number"])
+    response = api.get(
+        "/v1/reports/job-cost/transactions",
+        {"project": job.project.pk, "format": "xlsx"},
+    )
+    today = datetime.date.today().isoformat()
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="job-cost-transactions_P-2024-017_{today}.xlsx"'
+    )
+    sheet = openpyxl.load_workbook(io.BytesIO(response.content))["Report"]
+    assert sheet.freeze_panes == "A2"
+    header = [cell.value for cell in sheet[1]]
+    assert header[:3] == ["Project ID", "Project number", "Project"]
+    amount = header.index("Amount") + 1
+    date = header.index("Date") + 1
+    cells = [sheet.cell(row=r, column=amount) for r in range(2, sheet.max_row + 1)]
+    assert all(c.number_format == "#,##0.00;(#,##0.00)" for c in cells)
+    assert sorted(Decimal(str(c.value)) for c in cells[:-1]) == [
+        Decimal("1234.57"),
+        Decimal("2500.00"),
+        Decimal("4000.00"),
+    ]
+    assert sheet.cell(row=sheet.max_row, column=1).value == "Total"
+    assert Decimal(str(cells[-1].value)) == Decimal("7734.57")
+    day = sheet.cell(row=2, column=date)
+    assert isinstance(day.value, datetime.datetime) and day.is_date
+    vendor = header.index("Vendor") + 1
+    letter = openpyxl.utils.get_column_letter(vendor)
+    assert sheet.column_dimensions[letter].width >= len("Acme Concrete")
