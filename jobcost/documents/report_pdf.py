@@ -38,13 +38,18 @@ PAGE = landscape(letter)
 MARGIN = 0.4 * inch
 BOTTOM = 0.6 * inch  # the frame ends here; the footer sits below it
 FOOTER_Y = 0.3 * inch
+# The table's width: the page less the margins and the frame's own padding (6 points a side,
+# SimpleDocTemplate's default).
+WIDTH = PAGE[0] - 2 * MARGIN - 12
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
 SIZES = (7.0, 6.5, 6.0, 5.5, 5.0)
 PAD = 2.5  # a cell's left and right padding (points)
 SLACK = 1.0  # added to every measured width, so rounding never wraps a word
 TEXT_MIN = 48.0  # a text column is at least this wide (points) before the headings' words
 TEXT_CAP = 220.0  # a text column's share is measured up to this width
+WORD_CAP = 120.0  # a word longer than this (points) may break inside its cell
 FIGURES = (CENTS, PERCENT, INTEGER, DATE)
+WORDS = ("status", "type")  # codes people read as words: `active` → `Active`
 TITLE = ParagraphStyle("report-title", fontName=BOLD, fontSize=13, leading=16)
 SUBTITLE = ParagraphStyle("report-subtitle", fontName=FONT, fontSize=8, leading=10)
 
@@ -67,6 +72,8 @@ def figure(column: Column, value) -> str:
         return f"{Decimal(value):.2f}%"
     if column.kind == DATE:
         return value.strftime("%b %-d, %Y")
+    if column.name in WORDS:
+        return str(value).replace("_", " ").capitalize()  # `active` → `Active`
     return str(value)
 
 
@@ -77,8 +84,8 @@ def _widest_word(text: str, font: str, size: float) -> float:
 def _fit(columns, cells, totals, size: float) -> list[float] | None:
     """Column widths (points) at font `size` that fit the page, or None when the figures
     alone are too wide."""
-    available = PAGE[0] - 2 * MARGIN
-    widths, minimum, natural = [], [], []
+    available = WIDTH
+    widths, whole, natural, full = [], [], [], []
     for index, column in enumerate(columns):
         heading = _widest_word(column.label, BOLD, size)
         if column.kind in FIGURES:
@@ -87,8 +94,9 @@ def _fit(columns, cells, totals, size: float) -> list[float] | None:
                 + [stringWidth(totals[index], BOLD, size), heading]
             )
             widths.append(wide + 2 * PAD + SLACK)
-            minimum.append(None)
+            whole.append(None)
             natural.append(None)
+            full.append(None)
         else:
             longest = max(
                 [stringWidth(row[index], FONT, size) for row in cells]
@@ -96,15 +104,26 @@ def _fit(columns, cells, totals, size: float) -> list[float] | None:
             )
             low = max(heading, min(TEXT_MIN, longest)) + 2 * PAD + SLACK
             widths.append(low)
-            minimum.append(low)
+            word = max([_widest_word(row[index], FONT, size) for row in cells] + [0.0])
+            whole.append(max(low, min(word, WORD_CAP) + 2 * PAD + SLACK))
             natural.append(max(low, min(longest, TEXT_CAP) + 2 * PAD + SLACK))
+            full.append(max(low, longest + 2 * PAD + SLACK))
     spare = available - sum(widths)
     if spare < 0:
         return None
-    wants = {i: natural[i] - minimum[i] for i in range(len(columns)) if natural[i] is not None}
-    wanted = sum(wants.values())
-    for i, want in wants.items():
-        widths[i] += want if wanted <= spare else spare * want / wanted
+    # Text columns grow in steps, each shared in proportion when the page is short: to their
+    # longest word (an invoice number stays whole), to TEXT_CAP, then to their whole text, so
+    # a name wraps only when the page has no room for it on one line.
+    for target in (whole, natural, full):
+        wants = {i: target[i] - widths[i] for i in range(len(columns)) if target[i] is not None}
+        wanted = sum(want for want in wants.values() if want > 0)
+        if wanted <= 0 or spare <= 0:
+            continue
+        for i, want in wants.items():
+            if want > 0:
+                grow = want if wanted <= spare else spare * want / wanted
+                widths[i] += grow
+        spare = available - sum(widths)
     return widths
 
 
@@ -170,7 +189,7 @@ def render_pdf(
         if widths is not None:
             break
     if widths is None:  # too many figures for the page: even shares, names still wrap
-        widths = [(PAGE[0] - 2 * MARGIN) / len(columns)] * len(columns)
+        widths = [WIDTH / len(columns)] * len(columns)
     leading = size + 1.5
     left = ParagraphStyle("cell", fontName=FONT, fontSize=size, leading=leading)
     heading_left = ParagraphStyle(
@@ -195,7 +214,7 @@ def render_pdf(
     total_row = [
         value if i in figures else text_cell(value, bold_left) for i, value in enumerate(totals)
     ]
-    table = Table([header, *body, total_row], colWidths=widths, repeatRows=1)
+    table = Table([header, *body, total_row], colWidths=widths, repeatRows=1, hAlign="LEFT")
     style = [
         ("FONT", (0, 0), (-1, -1), FONT, size, leading),
         ("FONT", (0, -1), (-1, -1), BOLD, size, leading),
