@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from jobcost.api.serializers import ResourceSerializer
-from jobcost.models import BudgetImportStatus
+from jobcost.models import BudgetImportStatus, BudgetImportWarning
 
 ERRORS_SCHEMA = {
     "type": "array",
@@ -30,6 +30,27 @@ ERRORS_SCHEMA = {
 }
 
 
+WARNINGS_SCHEMA = {
+    "type": "array",
+    "description": "What the file does that is allowed but likely a mistake; the import "
+    "runs all the same. `scheduled_values_off_contract`: the project's scheduled values (its "
+    "cost codes' already, plus this file's) do not sum to its contract; the message says both "
+    "totals and the gap in dollars. Empty when there is nothing to say.",
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["code", "message"],
+        "properties": {
+            "code": {
+                "type": "string",
+                "enum": [choice.value for choice in BudgetImportWarning],
+            },
+            "message": {"type": "string"},
+        },
+    },
+}
+
+
 class BudgetImportSerializer(ResourceSerializer):
     resource = "budget_import"
     project = serializers.CharField(source="project_id")
@@ -38,3 +59,4 @@ class BudgetImportSerializer(ResourceSerializer):
     rows_total = serializers.IntegerField(min_value=0)
     rows_done = serializers.IntegerField(min_value=0)
     errors = extend_schema_field(ERRORS_SCHEMA)(serializers.JSONField())
+    warnings = extend_schema_field(WARNINGS_SCHEMA)(serializers.JSONField())
