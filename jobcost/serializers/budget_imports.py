@@ -51,6 +51,18 @@ WARNINGS_SCHEMA = {
 }
 
 
+# The schemas apply to field classes: drf-spectacular reads `extend_schema_field` from a
+# field's class, so a decorated instance would be documented as `{}`.
+@extend_schema_field(ERRORS_SCHEMA)
+class ImportErrorsField(serializers.JSONField):
+    """A budget import's `errors` (ERRORS_SCHEMA)."""
+
+
+@extend_schema_field(WARNINGS_SCHEMA)
+class ImportWarningsField(serializers.JSONField):
+    """A budget import's `warnings` (WARNINGS_SCHEMA)."""
+
+
 class BudgetImportSerializer(ResourceSerializer):
     resource = "budget_import"
     project = serializers.CharField(source="project_id")
@@ -58,5 +70,5 @@ class BudgetImportSerializer(ResourceSerializer):
     dry_run = serializers.BooleanField()
     rows_total = serializers.IntegerField(min_value=0)
     rows_done = serializers.IntegerField(min_value=0)
-    errors = extend_schema_field(ERRORS_SCHEMA)(serializers.JSONField())
-    warnings = extend_schema_field(WARNINGS_SCHEMA)(serializers.JSONField())
+    errors = ImportErrorsField()
+    warnings = ImportWarningsField()
