@@ -13,7 +13,9 @@ tests/jobcost/admin/test_report_pdf_layout.py):
   shared by the text columns in proportion to their longest text.
 - Headings wrap at spaces only: a column is at least as wide as the longest word of its
   label, so no heading is broken mid-word.
-- The font steps down from 7 to 5 points until the figures fit the page's width.
+- The font steps down from 7 to 5 points until the figures fit the page's width; past that
+  (sums beyond a trillion dollars across a dozen columns) every column gets a share of the
+  width in proportion to its text and the figures wrap in their cells.
 """
 
 from __future__ import annotations
@@ -127,6 +129,26 @@ def _fit(columns, cells, totals, size: float) -> list[float] | None:
     return widths
 
 
+def _squeeze(columns, cells, totals, size: float) -> list[float]:
+    """The last resort when the figures alone are wider than the page even at the smallest
+    size: every column as wide as its heading's longest word, then a share of the rest in
+    proportion to its text (names up to TEXT_CAP); the figures then wrap in their cells."""
+    base, wants = [], []
+    for index, column in enumerate(columns):
+        texts = [row[index] for row in cells] + [totals[index], column.label]
+        wide = max(stringWidth(text, BOLD, size) for text in texts)
+        base.append(_widest_word(column.label, BOLD, size) + 2 * PAD + SLACK)
+        wants.append((wide if column.kind in FIGURES else min(wide, TEXT_CAP)) + 2 * PAD)
+    spare = WIDTH - sum(base)
+    if spare <= 0:  # not even the headings' words fit: shares of the page
+        return [WIDTH * want / sum(wants) for want in wants]
+    # Each heading's longest word first (no heading breaks mid-word), then the rest of the
+    # page in proportion to what each column's text would take beyond it.
+    more = [max(want - low, 0.0) for want, low in zip(wants, base, strict=True)]
+    total = sum(more) or 1.0
+    return [low + spare * extra / total for low, extra in zip(base, more, strict=True)]
+
+
 def _canvas_maker(footer: str):
     """A canvas that holds each page until the count is known, then prints the footer and
     "Page N of M" on every page."""
@@ -188,8 +210,9 @@ def render_pdf(
         widths = _fit(columns, cells, totals, size)
         if widths is not None:
             break
-    if widths is None:  # too many figures for the page: even shares, names still wrap
-        widths = [WIDTH / len(columns)] * len(columns)
+    squeezed = widths is None
+    if squeezed:
+        widths = _squeeze(columns, cells, totals, size)
     leading = size + 1.5
     left = ParagraphStyle("cell", fontName=FONT, fontSize=size, leading=leading)
     heading_left = ParagraphStyle(
@@ -207,13 +230,17 @@ def render_pdf(
         text_cell(column.label, heading_right if i in figures else heading_left)
         for i, column in enumerate(columns)
     ]
-    body = [
-        [value if i in figures else text_cell(value, left) for i, value in enumerate(row)]
-        for row in cells
-    ]
-    total_row = [
-        value if i in figures else text_cell(value, bold_left) for i, value in enumerate(totals)
-    ]
+    right = ParagraphStyle("figure", parent=left, alignment=TA_RIGHT)
+    bold_right = ParagraphStyle("total-figure", parent=bold_left, alignment=TA_RIGHT)
+
+    def cell(i: int, value: str, bold: bool = False):
+        if i not in figures:
+            return text_cell(value, bold_left if bold else left)
+        # A squeezed table's figures wrap inside their cells rather than run into the next.
+        return text_cell(value, bold_right if bold else right) if squeezed else value
+
+    body = [[cell(i, value) for i, value in enumerate(row)] for row in cells]
+    total_row = [cell(i, value, bold=True) for i, value in enumerate(totals)]
     table = Table([header, *body, total_row], colWidths=widths, repeatRows=1, hAlign="LEFT")
     style = [
         ("FONT", (0, 0), (-1, -1), FONT, size, leading),
