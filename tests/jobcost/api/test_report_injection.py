@@ -176,3 +176,49 @@ def test_a_filter_echoed_in_the_about_sheet_is_inert():
     about = openpyxl.load_workbook(io.BytesIO(response.content))["About"]
     values = {row[0].value: row[1] for row in about.iter_rows()}
     assert values["Vendor"].value == "'=1+1763" and values["Vendor"].data_type == "s"
+
+
+def test_a_budget_imported_through_the_api_cannot_plant_a_formula():
+    """The path the issue names: any key that may import a budget types the cost codes; the
+    job cost report's files show what it typed, inert."""
+    account = AccountFactory()
+    job = make_job(account)
+    _key, secret = make_key(account, "member")
+    api = Api(secret)
+    typed = {
+        "=1+1763": '=HYPERLINK("http://evil.example","click")',
+        "+1+1": "@SUM(1)",
+        "-2+3": "-2+3 demolition",
+    }
+    upload = io.StringIO()
+    writer = csv.writer(upload)
+    writer.writerow(["code", "name", "cost type", "scheduled value", "budget"])
+    writer.writerows([code, name, "labor", "0", "0"] for code, name in typed.items())
+    body = upload.getvalue()
+    response = api.post(
+        f"/v1/projects/{job.project.pk}/budget-import",
+        body.encode(),
+        content_type="text/csv",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "succeeded", response.json()["errors"]
+    params = {"project": job.project.pk}
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                api.get("/v1/reports/job-cost", {**params, "format": "csv"}).content.decode(
+                    "utf-8-sig"
+                )
+            )
+        )
+    )
+    shown = {row["code"]: row["name"] for row in rows}
+    book = openpyxl.load_workbook(
+        io.BytesIO(api.get("/v1/reports/job-cost", {**params, "format": "xlsx"}).content)
+    )
+    cells = [cell for row in book["Report"].iter_rows(min_row=2) for cell in row]
+    assert not [cell.coordinate for cell in cells if cell.data_type == "f"]
+    values = {cell.value for cell in cells}
+    for code, name in typed.items():
+        assert shown["'" + code] == "'" + name
+        assert {"'" + code, "'" + name} <= values
