@@ -9,7 +9,8 @@ Every file holds every row of the report (no pagination), the columns in the JSO
 - XLSX: sheet `Report` with the header row in words (the columns' labels), frozen; the rows;
   a bold `Total` row when the report has money columns. Money is a number of dollars
   (`Decimal(cents) / 100`, exact) formatted `#,##0.00;(#,##0.00)`, a date a date, a percent a
-  number. Columns fitted to their text. Sheet `About`: the title, the as-of date, the filters.
+  number. Columns fitted to their text. Sheet `About`: the title, the as-of date, the filters,
+  the derived totals.
   A control character XLSX cannot hold (all below U+0020 but tab, line feed and carriage
   return) is written as U+FFFD; a carriage return as a line feed (XML reads it so).
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from datetime import date
 from decimal import Decimal
 
 from django.http import HttpResponse
@@ -173,10 +175,15 @@ def render_xlsx(report: Report) -> bytes:
                 cell.alignment = wrap
     sheet.freeze_panes = "A2"  # the header row stays in view
     about = book.create_sheet("About")
-    for line in about_lines(report):
-        about.append([_xlsx_text(value) for value in line])
-    for (cell,) in about.iter_rows(min_col=2, max_col=2):
-        cell.data_type = TYPE_STRING
+    for number, (label, value) in enumerate(about_lines(report), start=1):
+        about.cell(row=number, column=1, value=label).data_type = TYPE_STRING
+        cell = about.cell(row=number, column=2)
+        if isinstance(value, str):
+            cell.value = _xlsx_text(value)
+            cell.data_type = TYPE_STRING
+        else:  # the as-of date, a derived total in dollars
+            cell.value = value
+            cell.number_format = DATE_FORMAT if isinstance(value, date) else MONEY_FORMAT
     about.column_dimensions["A"].width = 24
     about.column_dimensions["B"].width = 60
     buffer = io.BytesIO()
@@ -189,17 +196,17 @@ def filter_label(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def about_lines(report: Report) -> list[list[str]]:
-    """The `About` sheet: title, as-of date, the filters given (label, value) and the derived
-    totals (the retainage report's net) in dollars."""
-    lines = [["Report", report.spec.title], ["As of", report.as_of.isoformat()]]
+def about_lines(report: Report) -> list[tuple[str, object]]:
+    """The `About` sheet: the title, the as-of date (a date), the filters given (label,
+    value as given) and the derived totals (the retainage report's net) in dollars (Decimal)."""
+    lines: list[tuple[str, object]] = [("Report", report.spec.title), ("As of", report.as_of)]
     lines += [
-        [filter_label(name), str(value)]
+        (filter_label(name), str(value))
         for name, value in report.filters.items()
         if value is not None
     ]
     lines += [
-        [column.label, plain_dollars(report.totals[column.name])]
+        (column.label, Decimal(int(report.totals[column.name])) / 100)
         for column in report.spec.derived
         if report.totals.get(column.name) is not None
     ]

@@ -464,3 +464,10 @@ def test_xlsx_reads_as_a_spreadsheet_people_open(api, job):
     vendor = header.index("Vendor") + 1
     letter = openpyxl.utils.get_column_letter(vendor)
     assert sheet.column_dimensions[letter].width >= len("Acme Concrete")
+    retainage = api.get("/v1/reports/retainage", {"format": "xlsx"})
+    about = openpyxl.load_workbook(io.BytesIO(retainage.content))["About"]
+    cells = {row[0].value: row[1] for row in about.iter_rows()}
+    assert cells["As of"].is_date
+    net = body(api.get("/v1/reports/retainage"))["totals"]["net_retainage"]
+    assert round(Decimal(str(cells["Net retainage"].value)) * 100) == net
+    assert cells["Net retainage"].number_format == "#,##0.00;(#,##0.00)"
