@@ -7,9 +7,11 @@ The first row is the header; its cells name the columns `code`, `name`, `cost ty
 cells are all empty are skipped; every other row is read, numbered as the spreadsheet numbers
 it (the header is row 1). Text is trimmed; a cost type is read in any case (`Labor`). Money
 is typed in dollars as people type it (`12345.67`, `12,345.67`, `$12,345.67`), read with
-`Decimal` into exact integer cents; an empty money cell is $0.00. A refusal of the whole file
-raises `FileRefused` (400 in the API); a refusal of one cell becomes a row error
-`{"row", "column", "code", "message"}` beside the other rows.
+`Decimal` into exact integer cents; an empty money cell is $0.00. An XLSX cell is read as its
+saved value; a formula the file holds without one (saved by a program that does not
+calculate) is refused at its row and column (`formula_not_calculated`), never read as empty.
+A refusal of the whole file raises `FileRefused` (400 in the API); a refusal of one cell
+becomes a row error `{"row", "column", "code", "message"}` beside the other rows.
 """
 
 from __future__ import annotations
@@ -56,6 +58,29 @@ XLSX_MAX_INFLATED_BYTES = 64 * 1024 * 1024
 
 _GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d*)?$")
 _PLAIN = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
+
+
+class UncalculatedFormula:
+    """An XLSX cell holding a formula and no saved value (`formula`: its text, `=B2*0.9`):
+    what it would show is unknown, so the row is refused rather than read as empty."""
+
+    def __init__(self, formula: str) -> None:
+        self.formula = formula
+
+    def __str__(self) -> str:
+        return ""  # reads as an empty cell where only emptiness matters (a header, a blank row)
+
+
+def _formula_error(row: int, column: str | None, cell: UncalculatedFormula) -> dict:
+    where = f"column '{column}'" if column else "a column with no header"
+    return row_error(
+        row,
+        column,
+        BudgetImportErrorCode.FORMULA_NOT_CALCULATED,
+        f"Row {row}, {where}: the cell holds the formula {cell.formula[:60]} with no saved "
+        "value. Open the file in a spreadsheet program, let it calculate, save it and upload "
+        "it again, or type the value.",
+    )
 
 
 class FileRefused(Exception):
@@ -189,6 +214,11 @@ def _read_rows(records, max_rows: int) -> ParsedFile:
         row: dict = {"row": number}
         for index, key in enumerate(header):
             value = cells[index] if index < len(cells) else None
+            if isinstance(value, UncalculatedFormula):
+                if key is not None:
+                    row[key] = None if key in MONEY_KEYS else ""
+                parsed.errors.append(_formula_error(number, COLUMN_OF[key] if key else None, value))
+                continue
             if key is None:
                 if _text(value):
                     parsed.errors.append(
@@ -284,6 +314,14 @@ def _csv_rows(content: bytes):
         yield reader.records, cells
 
 
+def _saved(value, written):
+    """A cell as read: its saved value (text cut at `CELL_MAX_CHARS`), or UncalculatedFormula
+    when the file holds a formula (`written`, `=…`) and no value."""
+    if value is None and isinstance(written, str) and written.startswith("="):
+        return UncalculatedFormula(written)
+    return value[:CELL_MAX_CHARS] if isinstance(value, str) else value
+
+
 def _xlsx_rows(content: bytes):
     from openpyxl import load_workbook  # imported here: only uploads of XLSX pay for it
 
@@ -314,9 +352,15 @@ def _xlsx_rows(content: bytes):
                 "The workbook has no worksheet.", code=BudgetImportErrorCode.FILE_UNREADABLE
             )
         sheet = workbook.worksheets[0]
+        formulas = None
         try:
-            for number, cells in enumerate(sheet.iter_rows(values_only=True), start=1):
-                yield number, [c[:CELL_MAX_CHARS] if isinstance(c, str) else c for c in cells]
+            # The same sheet read twice: its saved values, and its formulas, to tell a
+            # formula with no saved value (None in the first) from an empty cell.
+            formulas = load_workbook(io.BytesIO(content), read_only=True, data_only=False)
+            values = sheet.iter_rows(values_only=True)
+            written = formulas.worksheets[0].iter_rows(values_only=True)
+            for number, (cells, texts) in enumerate(zip(values, written, strict=True), start=1):
+                yield number, [_saved(cell, text) for cell, text in zip(cells, texts, strict=True)]
         except FileRefused:
             raise
         except Exception as exc:
@@ -325,6 +369,9 @@ def _xlsx_rows(content: bytes):
                 "spreadsheet program.",
                 code=BudgetImportErrorCode.FILE_UNREADABLE,
             ) from exc
+        finally:
+            if formulas is not None:
+                formulas.close()
     finally:
         workbook.close()
 

@@ -131,3 +131,4 @@ class BudgetImportErrorCode(StrEnum):
     TOO_MANY_ROWS = "too_many_rows"
     ROWS_INVALID = "rows_invalid"
     DUPLICATE_CODE = "duplicate_code"
+    FORMULA_NOT_CALCULATED = "formula_not_calculated"

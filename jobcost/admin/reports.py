@@ -24,12 +24,8 @@ from django.utils import timezone
 
 from jobcost.admin.base import EVERY_ACCOUNT, membership_of, request_scope, role_allows
 from jobcost.admin.display import accounting, percent
-from jobcost.documents.report_files import (
-    file_response,
-    render_csv,
-    render_pdf,
-    render_xlsx,
-)
+from jobcost.documents.report_files import file_response, render_csv, render_xlsx
+from jobcost.documents.report_pdf import render_pdf
 from jobcost.errors import InvalidRequest
 from jobcost.models import CostCode, Owner, Project, Vendor
 from jobcost.selectors.reports.as_of import report_day

@@ -2,7 +2,7 @@
 
 from jobcost.models.accounts import PERSON_ROLES, Account, ApiKey, Membership, Role
 from jobcost.models.agent_actions import AgentAction, AgentActionKind, AgentActionStatus
-from jobcost.models.budget_imports import BudgetImport, BudgetImportStatus
+from jobcost.models.budget_imports import BudgetImport, BudgetImportStatus, BudgetImportWarning
 from jobcost.models.change_orders import (
     ChangeOrder,
     ChangeOrderKind,
@@ -38,6 +38,7 @@ __all__ = [
     "ApiKey",
     "BudgetImport",
     "BudgetImportStatus",
+    "BudgetImportWarning",
     "BudgetLine",
     "ChangeOrder",
     "ChangeOrderKind",

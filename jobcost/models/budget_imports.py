@@ -17,6 +17,15 @@ class BudgetImportStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class BudgetImportWarning(models.TextChoices):
+    """A budget import's warnings: allowed, said in dollars, never a refusal."""
+
+    SCHEDULED_VALUES_OFF_CONTRACT = (
+        "scheduled_values_off_contract",
+        "The scheduled values do not sum to the contract",
+    )
+
+
 class BudgetImport(TimestampedModel):
     """One upload of a budget file and what became of it: a job record, not a domain object.
 
@@ -24,10 +33,11 @@ class BudgetImport(TimestampedModel):
     amounts in cents, or the text typed when it could not be read), so a queued import and the
     back office's dry-run table need not keep the file itself. `errors` holds every refusal
     found, `{"row", "column", "code", "message"}` (row 1 is the header; `row` and `column` are
-    null for a refusal of the whole file). `rows_done` counts rows checked or written, for the
-    progress bar. What the import writes — cost codes and their budget lines — is audited and
-    emits events as `POST /v1/cost-codes` does; this record itself is not audited, so a dry
-    run leaves no trace on the trail.
+    null for a refusal of the whole file). `warnings` holds what is allowed but likely a
+    mistake (scheduled values off the contract), `{"code", "message"}`. `rows_done` counts
+    rows checked or written, for the progress bar. What the import writes — cost codes and
+    their budget lines — is audited and emits events as `POST /v1/cost-codes` does; this
+    record itself is not audited, so a dry run leaves no trace on the trail.
     """
 
     OBJECT = "budget_import"
@@ -54,6 +64,9 @@ class BudgetImport(TimestampedModel):
     rows_done = models.PositiveIntegerField(default=0)
     rows = models.JSONField(default=list)
     errors = models.JSONField(default=list)
+    # What the file does that is allowed but likely a mistake, `{"code", "message"}`: the
+    # scheduled values not summing to the contract (docs/budget-import.md, "Warnings").
+    warnings = models.JSONField(default=list)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

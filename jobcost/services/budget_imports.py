@@ -24,12 +24,15 @@ from datetime import timedelta
 from celery import current_app
 from django.conf import settings
 from django.db import connection, connections, transaction
+from django.db.models import Count, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from audit.context import Actor, acting_as, current_actor
 from jobcost.budget_files import COLUMN_OF, MONEY_KEYS, FileRefused, parse_budget_file
 from jobcost.errors import ApiError, InvalidRequest
-from jobcost.models import BudgetImport, BudgetImportStatus, Project
+from jobcost.models import BudgetImport, BudgetImportStatus, BudgetImportWarning, CostCode, Project
+from jobcost.money import format_dollars
 from jobcost.services.common import ensure_project_open, not_allowed, try_advisory_lock
 from jobcost.services.cost_codes import RowsRefused, cost_codes_check_many, cost_codes_create_many
 
@@ -254,8 +257,13 @@ def _whole_file_error(error: ApiError) -> dict:
 
 
 def _merge(first: list[dict], second: list[dict]) -> list[dict]:
+    """The file's refusals (`first`) and the rules' (`second`), by row and column; a cell the
+    file already refused (a formula with no value) is not refused again as blank."""
     columns = list(COLUMN_OF.values())
-    merged = first + [e for e in second if e not in first]
+    refused = {(e["row"], e["column"]) for e in first if e["column"] is not None}
+    merged = first + [
+        e for e in second if e not in first and (e["row"], e["column"]) not in refused
+    ]
     return sorted(
         merged,
         key=lambda e: (
@@ -265,12 +273,44 @@ def _merge(first: list[dict], second: list[dict]) -> list[dict]:
     )
 
 
+def scheduled_value_warnings(project: Project, rows: list[dict]) -> list[dict]:
+    """`[{"code": "scheduled_values_off_contract", "message"}]` when the project's scheduled
+    values (its cost codes' now, plus the file's rows that could be read) do not sum to its
+    original contract (G702 line 1, which the schedule of values divides); else `[]`. The
+    message is in dollars: "Scheduled values total $1,234,567.00; the contract is
+    $1,300,000.00 ($65,433.00 short)." (docs/budget-import.md, "Warnings")."""
+    existing = CostCode.objects.filter(project=project).aggregate(
+        total=Coalesce(Sum("scheduled_value"), 0), count=Count("id")
+    )
+    in_file = sum(row.get("scheduled_value") or 0 for row in rows)
+    total = existing["total"] + in_file
+    contract = project.contract_amount
+    if total == contract:
+        return []
+    gap = contract - total
+    side = "short" if gap > 0 else "over"
+    message = (
+        f"Scheduled values total {format_dollars(total)}; the contract is "
+        f"{format_dollars(contract)} ({format_dollars(abs(gap))} {side})."
+    )
+    if existing["count"]:
+        codes = "cost code" if existing["count"] == 1 else "cost codes"
+        message += (
+            f" That is {format_dollars(in_file)} in this file and "
+            f"{format_dollars(existing['total'])} on the project's {existing['count']:,} "
+            f"{codes} already."
+        )
+    return [{"code": str(BudgetImportWarning.SCHEDULED_VALUES_OFF_CONTRACT), "message": message}]
+
+
 def _run(budget_import: BudgetImport, *, progress: Callable[[int], None] | None) -> None:
     """Check (dry run) or import the recorded rows; set the final status, errors, rows_done.
     Runs in the caller's transaction; the dry run's writes roll back in a savepoint."""
     project = budget_import.project
     rows = _service_rows(budget_import.rows)
     errors = list(budget_import.errors)
+    # Read before the write: the project's scheduled values without this file's rows.
+    budget_import.warnings = scheduled_value_warnings(project, budget_import.rows)
     if errors:
         # Some cells could not be read: list every other refusal too, write nothing.
         errors = _merge(
@@ -296,4 +336,6 @@ def _run(budget_import: BudgetImport, *, progress: Callable[[int], None] | None)
     budget_import.status = S.FAILED if errors else S.SUCCEEDED
     budget_import.rows_done = budget_import.rows_total
     budget_import.finished_at = timezone.now()
-    budget_import.save(update_fields=["errors", "status", "rows_done", "finished_at", "updated_at"])
+    budget_import.save(
+        update_fields=["errors", "warnings", "status", "rows_done", "finished_at", "updated_at"]
+    )

@@ -68,8 +68,11 @@ FILES_TEXT = (
     " The same rows as a file with `Accept: text/csv` or `Accept: application/vnd.openxmlformats"
     "-officedocument.spreadsheetml.sheet`, or `?format=csv|xlsx` (the parameter wins): every "
     f"row (no pages, at most {FILE_ROWS_MAX:,}; past that 400 `report_too_large`), money in "
-    "dollars with two decimals. Any role may read reports; a project-restricted key sees its "
-    "projects only."
+    "dollars with two decimals; the CSV in UTF-8 with a byte-order mark under the JSON keys, "
+    "the XLSX under headers in words with a totals row. A text cell beginning with `=`, `+`, "
+    "`-`, `@`, tab or carriage return is written with a leading `'` so that no spreadsheet "
+    "runs it. Named `<report>[_<project number>]_<as_of>.csv|xlsx`. Any role may read "
+    "reports; a project-restricted key sees its projects only."
 )
 
 

@@ -4,6 +4,7 @@ service; tenancy and roles as the API."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -11,6 +12,7 @@ from django.contrib.admin.utils import quote
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from openpyxl import Workbook
 
 from audit.models import AuditEntry
 from jobcost.models import BudgetImport, CostCode
@@ -169,3 +171,32 @@ def test_roles_and_tenancy_as_the_api(project):
     )
     assert stranger.post(result).status_code == 404
     assert not CostCode.objects.exists()
+
+
+def test_the_dry_run_page_shows_the_contract_warning_and_a_formula_refusal(web, project):
+    """The scheduled values off the contract: a warning in dollars above the table; an XLSX
+    formula with no saved value: refused at its row, naming its column."""
+    book = Workbook()
+    book.active.append(["code", "name", "cost type", "scheduled value", "budget"])
+    book.active.append(["01-100", "General", "labor", 1000, 900])
+    book.active.append(["03-300", "Concrete", "material", 500, "=E2/2"])
+    content = io.BytesIO()
+    book.save(content)
+    upload = SimpleUploadedFile(
+        "budget.xlsx",
+        content.getvalue(),
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    )
+    checked = web.post(upload_url(project), {"file": upload}, follow=True)
+    assert b'data-outcome="refused"' in checked.content
+    body = checked.content.decode()
+    assert 'data-warning="scheduled_values_off_contract"' in body
+    assert (
+        "Scheduled values total $1,500.00; the contract is $100,000.00 ($98,500.00 short)."
+    ) in body
+    assert _cells(checked, 2)["outcome"] == "ok"
+    outcome = _cells(checked, 3)["outcome"]
+    assert outcome.startswith(
+        "Budget: Row 3, column &#x27;budget&#x27;: the cell holds the formula"
+    )
+    assert "=E2/2" in outcome

@@ -129,7 +129,7 @@ def test_downloads_are_the_api_files_and_a_pdf(job):
     assert csv_page["Content-Type"] == "text/csv; charset=utf-8"
     api_csv = api.get("/v1/reports/job-cost", {**params, "format": "csv"})
     assert csv_page.content == api_csv.content
-    rows = list(csv.DictReader(io.StringIO(csv_page.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(csv_page.content.decode("utf-8-sig"))))
     assert [r["cost_to_date"] for r in rows] == ["0.00", "5234.57", "0.00"]
     xlsx = web.get("/admin/reports/job-cost/", {**params, "format": "xlsx"})
     sheet = openpyxl.load_workbook(io.BytesIO(xlsx.content))["Report"]

@@ -5,6 +5,8 @@ with a CSV or XLSX, the dry run, the all-or-nothing import through the rules of
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 
 import pytest
 from openpyxl import Workbook
@@ -336,3 +338,88 @@ def test_another_accounts_import_is_404(make_api, api, project):
     stranger = make_api(AccountFactory(), "admin")
     assert stranger.get(f"/v1/budget-imports/{imported['id']}").status_code == 404
     assert stranger.get("/v1/budget-imports/prj_nope").status_code == 404
+
+
+def with_saved_values(content: bytes, saved: dict[str, str]) -> bytes:
+    """The workbook with `saved` ({"D3": "1002"}) as the last values its formulas computed,
+    as a spreadsheet program saves them (openpyxl writes formulas with none)."""
+    source = zipfile.ZipFile(io.BytesIO(content))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                for ref, value in saved.items():
+                    # A text result is marked `t="str"`; a number is the default.
+                    kind = b"" if re.fullmatch(r"[\d.]+", value) else b' t="str"'
+                    data = re.sub(
+                        rf'(<c r="{ref}")([^>]*><f>[^<]*</f>)<v ?/>'.encode(),
+                        rb"\1" + kind + rb"\2<v>" + value.encode() + b"</v>",
+                        data,
+                    )
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+def test_a_formula_without_a_saved_value_is_refused_at_its_row_and_column(api, project):
+    """openpyxl (and other programs that do not calculate) save a formula with no value: it
+    is refused where it is, naming row, column and formula, not read as $0.00; a formula
+    saved with its value is read as that value (docs/budget-import.md, "The file")."""
+    content = xlsx(
+        [
+            ["code", "name", "cost type", "scheduled value", "budget"],
+            ["01-100", "General", "labor", 1000, 900],
+            ["03-300", "Concrete", "material", "=1000+2", 800],
+            ["05-100", '=CONCATENATE("St","eel")', "other", 7, "=D4*2"],
+            ["09-100", "Finishes", "other", "=1000+2", 1],
+        ]
+    )
+    content = with_saved_values(content, {"D5": "1002"})
+    before = snapshot()
+    resp = api.post(url(project, dry_run=True), content, content_type=XLSX)
+    assert resp.status_code == 201, resp.content
+    data = resp.json()
+    assert data["status"] == "failed"
+    assert [(e["row"], e["column"], e["code"]) for e in data["errors"]] == [
+        (3, "scheduled value", "formula_not_calculated"),
+        (4, "name", "formula_not_calculated"),
+        (4, "budget", "formula_not_calculated"),
+    ]
+    message = data["errors"][0]["message"]
+    assert "Row 3, column 'scheduled value'" in message and "=1000+2" in message
+    assert "no saved value" in message
+    assert snapshot() == before
+    # Row 5's formula has its saved value: read as $1,002.00 once the others are fixed.
+    fixed = with_saved_values(content, {"D3": "1000", "B4": "Steel", "E4": "14"})
+    resp = api.post(url(project), fixed, content_type=XLSX)
+    assert resp.json()["status"] == "succeeded", resp.json()
+    got = dict(CostCode.objects.filter(project=project).values_list("code", "scheduled_value"))
+    assert got == {"01-100": 100_000, "03-300": 100_000, "05-100": 700, "09-100": 100_200}
+
+
+def test_a_dry_run_says_when_the_scheduled_values_do_not_sum_to_the_contract(api, project):
+    """A warning in dollars, the import allowed all the same; none when they balance. With
+    cost codes on the project already, theirs count too and the message says how much."""
+    assert project.contract_amount == 100_000_00
+    short = post_csv(api, project, HEADER + "01-100,General,labor,1000,900\n", dry_run=True)
+    assert short.json()["status"] == "succeeded"
+    assert short.json()["warnings"] == [
+        {
+            "code": "scheduled_values_off_contract",
+            "message": "Scheduled values total $1,000.00; the contract is $100,000.00 "
+            "($99,000.00 short).",
+        }
+    ]
+    even = post_csv(api, project, HEADER + "01-100,General,labor,100000,900\n", dry_run=True)
+    assert even.json()["warnings"] == []
+    CostCodeFactory(project=project, code="00-100", scheduled_value=60_000_00)
+    over = post_csv(api, project, HEADER + "01-100,General,labor,50000.50,1\n", dry_run=True)
+    assert over.json()["warnings"][0]["message"] == (
+        "Scheduled values total $110,000.50; the contract is $100,000.00 ($10,000.50 over). "
+        "That is $50,000.50 in this file and $60,000.00 on the project's 1 cost code already."
+    )
+    # The import says it too, and reads the same when polled.
+    imported = post_csv(api, project, HEADER + "01-100,General,labor,50000.50,1\n")
+    assert imported.json()["status"] == "succeeded"
+    polled = api.get(f"/v1/budget-imports/{imported.json()['id']}").json()
+    assert polled["warnings"] == over.json()["warnings"]

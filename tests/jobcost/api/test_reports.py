@@ -14,6 +14,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from jobcost.documents.report_files import XLSX_TYPE
+from jobcost.selectors.reports.job_cost import JOB_COST, TRANSACTIONS
+from jobcost.selectors.reports.payables import AP_AGING, RETAINAGE
+from jobcost.selectors.reports.receivables import AR_AGING
+from jobcost.selectors.reports.wip import WIP
 from jobcost.services.pay_apps import pay_app_submit, pay_app_update
 from tests.conftest import error_of
 from tests.factories import (
@@ -30,6 +34,14 @@ from tests.jobcost.api.state import body, db_state
 # Query counts are those of a request that reads its key (the first of a key in a second).
 pytestmark = pytest.mark.usefixtures("cold_keys")
 
+REPORT_SPECS = {
+    "/v1/reports/wip": WIP,
+    "/v1/reports/job-cost": JOB_COST,
+    "/v1/reports/job-cost/transactions": TRANSACTIONS,
+    "/v1/reports/ap-aging": AP_AGING,
+    "/v1/reports/ar-aging": AR_AGING,
+    "/v1/reports/retainage": RETAINAGE,
+}
 ROUTES = {
     "/v1/reports/wip": {},
     "/v1/reports/job-cost": {"project": None},
@@ -151,15 +163,21 @@ def test_csv_and_xlsx_read_back_equal_the_json_rows(api, job, path):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith('attachment; filename="')
-    csv_rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert response.content.startswith(b"\xef\xbb\xbf")  # the BOM Excel reads UTF-8 by
+    csv_rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(csv_rows) == len(json_rows)
 
     response = api.get(path, params, headers={"Accept": XLSX_TYPE})
     assert response.status_code == 200 and response["Content-Type"] == XLSX_TYPE
     sheet = openpyxl.load_workbook(io.BytesIO(response.content))["Report"]
+    assert sheet.freeze_panes == "A2"
     values = list(sheet.iter_rows(values_only=True))
-    header, data, total_row = values[0], values[1:-1], values[-1]
-    assert list(header) == list(json_rows[0])
+    words, data, total_row = values[0], values[1:-1], values[-1]
+    # The XLSX's header is in words (the columns' labels), the CSV's the JSON keys.
+    spec = REPORT_SPECS[path]
+    assert list(words) == [column.label for column in spec.columns]
+    header = [column.name for column in spec.columns]
+    assert header == list(json_rows[0])
     assert len(data) == len(json_rows)
 
     for json_row, csv_row, xlsx_row in zip(json_rows, csv_rows, data, strict=True):
@@ -199,7 +217,7 @@ def test_control_characters_in_names_and_filters_are_replaced_in_the_xlsx(api, j
     response = api.get(path, {"format": "xlsx", "vendor": "vnd_\x02x\x1d"})
     assert response.status_code == 200, response.content
     about = dict(openpyxl.load_workbook(io.BytesIO(response.content))["About"].values)
-    assert about["vendor"] == "vnd_\ufffdx\ufffd"
+    assert about["Vendor"] == "vnd_\ufffdx\ufffd"
     response = api.get(path, {"format": "xlsx"})
     assert response.status_code == 200, response.content
     sheet = openpyxl.load_workbook(io.BytesIO(response.content))["Report"]
@@ -211,7 +229,7 @@ def test_accept_and_format_choose_the_representation(api, job):
     csv_accept = api.get("/v1/reports/wip", headers={"Accept": "text/csv"})
     assert csv_accept["Content-Type"] == "text/csv; charset=utf-8"
     assert csv_accept["Content-Disposition"] == (
-        f'attachment; filename="wip-{datetime.date.today().isoformat()}.csv"'
+        f'attachment; filename="wip_{datetime.date.today().isoformat()}.csv"'
     )
     # The parameter wins over the header; JSON when the header names nothing we serve.
     forced = api.get("/v1/reports/wip", {"format": "json"}, headers={"Accept": "text/csv"})
@@ -410,3 +428,46 @@ def test_queries_do_not_grow_with_the_number_of_projects(api, account, path):
         job = make_job(account)
         make_invoice(job.commitment, amount=10_000, number="Q-1", status="approved")
     assert count() == one
+
+
+def test_xlsx_reads_as_a_spreadsheet_people_open(api, job):
+    """Headers in words and frozen, money in dollars in an accounting format, dates as dates,
+    columns as wide as their text, a totals row; the file named for the report, the project's
+    number and the day (docs/reports.md, "Files")."""
+    job.project.number = "P-2024/017 é"
+    job.project.save(update_fields=["number"])
+    response = api.get(
+        "/v1/reports/job-cost/transactions",
+        {"project": job.project.pk, "format": "xlsx"},
+    )
+    today = datetime.date.today().isoformat()
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="job-cost-transactions_P-2024-017_{today}.xlsx"'
+    )
+    sheet = openpyxl.load_workbook(io.BytesIO(response.content))["Report"]
+    assert sheet.freeze_panes == "A2"
+    header = [cell.value for cell in sheet[1]]
+    assert header[:3] == ["Project ID", "Project number", "Project"]
+    amount = header.index("Amount") + 1
+    date = header.index("Date") + 1
+    cells = [sheet.cell(row=r, column=amount) for r in range(2, sheet.max_row + 1)]
+    assert all(c.number_format == "#,##0.00;(#,##0.00)" for c in cells)
+    assert sorted(Decimal(str(c.value)) for c in cells[:-1]) == [
+        Decimal("1234.57"),
+        Decimal("2500.00"),
+        Decimal("4000.00"),
+    ]
+    assert sheet.cell(row=sheet.max_row, column=1).value == "Total"
+    assert Decimal(str(cells[-1].value)) == Decimal("7734.57")
+    day = sheet.cell(row=2, column=date)
+    assert isinstance(day.value, datetime.datetime) and day.is_date
+    vendor = header.index("Vendor") + 1
+    letter = openpyxl.utils.get_column_letter(vendor)
+    assert sheet.column_dimensions[letter].width >= len("Acme Concrete")
+    retainage = api.get("/v1/reports/retainage", {"format": "xlsx"})
+    about = openpyxl.load_workbook(io.BytesIO(retainage.content))["About"]
+    cells = {row[0].value: row[1] for row in about.iter_rows()}
+    assert cells["As of"].is_date
+    net = body(api.get("/v1/reports/retainage"))["totals"]["net_retainage"]
+    assert round(Decimal(str(cells["Net retainage"].value)) * 100) == net
+    assert cells["Net retainage"].number_format == "#,##0.00;(#,##0.00)"
