@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("jobcost", "0008_project_contract_date_and_architect"),
+        ("jobcost", "0009_store_documents_of_certified_pay_apps"),
     ]
 
     operations = [
