@@ -80,7 +80,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: drops the body of every HEAD answer, whoever built it.
+    "jobcost.api.middleware.HeadWithoutBodyMiddleware",
     "jobcost.api.middleware.RequestIdMiddleware",
+    "jobcost.api.middleware.RequestCharsetMiddleware",
     "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -110,7 +110,7 @@ STATUS_TEXT = {
     "404": "No such object, or not visible to this key.",
     "409": "Conflict with the object's state or with an earlier request.",
     "413": "Request body over 1 MiB.",
-    "415": "Request body is not application/json.",
+    "415": "The Content-Type names a charset other than UTF-8, or a body is not application/json.",
     "422": "A business rule refused the request.",
     "429": "Rate limited: the account's request bucket is empty.",
     "500": "Internal error (no stack trace); it was logged.",
@@ -353,6 +353,9 @@ class JobcostAutoSchema(AutoSchema):
                 AuthErrorCode.API_KEY_INVALID,
                 AuthErrorCode.API_KEY_REVOKED,
             ],
+            # A `charset` other than UTF-8, on any operation (README "Decisions": "Request
+            # bodies").
+            "415": [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE],
             "429": [RateLimitErrorCode.RATE_LIMITED],
             "500": [BaseErrorCode.INTERNAL_ERROR],
         }
@@ -384,7 +387,6 @@ class JobcostAutoSchema(AutoSchema):
                 IdempotencyErrorCode.IDEMPOTENCY_KEY_IN_USE,
             ]
             codes["413"] = [RequestErrorCode.BODY_TOO_LARGE]
-            codes["415"] = [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE]
             if self._has_references():
                 codes["404"] = [ResourceErrorCode.RESOURCE_MISSING]
         codes["400"] = bad
