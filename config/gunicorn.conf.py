@@ -9,6 +9,7 @@ win over both). Defaults suit a small host behind a reverse proxy that buffers s
 import gc
 import multiprocessing
 import os
+import sys
 
 
 def _int(name: str, default: int) -> int:
@@ -70,9 +71,18 @@ access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"
 # collector as Python sets it.
 freeze_gc = os.environ.get("GUNICORN_GC_FREEZE", "on").lower() != "off"
 
+# Seconds a thread holding the GIL runs before a waiting thread may take it (Python's
+# `sys.setswitchinterval`, 0.005 by default). A worker's threads share one GIL: a thread
+# rendering a PDF (pure Python, for seconds) made each of a read's dozen returns from
+# PostgreSQL wait up to 5 ms for it, so a read beside a rendering took 0.1–0.4 s instead of
+# 0.03; at 1 ms it stays near 0.03 and the rendering is no slower (README "Limits",
+# "Rendering PDFs").
+switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.001"))
+
 
 def post_worker_init(worker):
     """Runs in each worker once it has loaded the application, before it serves."""
+    sys.setswitchinterval(switch_interval)
     if freeze_gc:
         gc.collect()
         gc.freeze()

@@ -66,8 +66,15 @@ def gunicorn(
     }
     command = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]
     command += ["--bind", f"127.0.0.1:{port}", "config.wsgi:application"]
+    # A session of its own, so that stopping it reaches every worker, even one the arbiter
+    # left behind.
     process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command,
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
 
     def healthy() -> bool:
@@ -78,9 +85,11 @@ def gunicorn(
         until(healthy, timeout=60, what="gunicorn to answer /healthz")
         yield port
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGINT)  # gunicorn's quick shutdown
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # any worker still there

@@ -99,6 +99,7 @@ STATUS_HEADERS = {
         }
     },
 }
+STATUS_HEADERS["503"] = STATUS_HEADERS["429"]
 
 # Operations answering a document (a file), not a JSON object: no `expand[]`, no parameters.
 DOCUMENT_ACTIONS = frozenset({"pdf"})
@@ -114,6 +115,7 @@ STATUS_TEXT = {
     "422": "A business rule refused the request.",
     "429": "Rate limited: the account's request bucket is empty.",
     "500": "Internal error (no stack trace); it was logged.",
+    "503": "The work did not finish within its time limit; retry after Retry-After.",
 }
 
 FILTER_TEXT = {

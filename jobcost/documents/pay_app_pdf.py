@@ -28,6 +28,7 @@ from reportlab.lib.units import inch
 from reportlab.pdfgen import canvas as pdfcanvas
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from jobcost.documents import deadline
 from jobcost.models import PayApp, PayAppStatus
 from jobcost.money import ratio_pct
 from jobcost.selectors.g702 import G702, G703Row
@@ -335,6 +336,7 @@ def _canvas_maker(footer: str, draft: bool):
             self._pages: list[dict] = []
 
         def showPage(self):
+            deadline.check()  # a page laid out: past the time limit, stop (README "Limits")
             self._pages.append(dict(self.__dict__))
             self._startPage()
 

@@ -23,6 +23,7 @@ import io
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
+from django.conf import settings
 from django.http import HttpResponse
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
@@ -33,6 +34,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from jobcost.documents import deadline
 from jobcost.documents.pay_app_pdf import money as pdf_money
 from jobcost.money import plain_dollars
 from jobcost.selectors.reports.table import CENTS, DATE, PERCENT, Column, Report
@@ -188,13 +190,15 @@ def render_pdf(
     table.setStyle(TableStyle(style))
 
     def footer(canvas, document):
+        deadline.check()  # a page laid out: past the time limit, stop (README "Limits")
         canvas.saveState()
         canvas.setFont("Helvetica", 7)
         canvas.drawString(0.4 * inch, 0.35 * inch, f"{account_name} · {report.spec.title}")
         canvas.drawRightString(page[0] - 0.4 * inch, 0.35 * inch, f"Page {document.page}")
         canvas.restoreState()
 
-    doc.build([*heading, Spacer(1, 8), table], onFirstPage=footer, onLaterPages=footer)
+    with deadline.time_limit(settings.JOBCOST_RENDER_TIME_LIMIT):
+        doc.build([*heading, Spacer(1, 8), table], onFirstPage=footer, onLaterPages=footer)
     return buffer.getvalue()
 
 

@@ -15,8 +15,10 @@ from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
 from jobcost.documents.pay_app_pdf import pay_app_pdf_response
 from jobcost.error_codes import (
+    DocumentErrorCode,
     PayAppErrorCode,
     ProjectErrorCode,
+    RateLimitErrorCode,
     RequestErrorCode,
     ResourceErrorCode,
 )
@@ -116,9 +118,18 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         "continuation sheet in the G703 shape, from the figures `GET /v1/pay-apps/{id}` "
         "returns (a submitted pay app prints the same figures whenever printed); a draft is "
         "marked DRAFT on every page. Any role that can read the pay app can print it. Takes no "
-        "parameters; errors are the JSON envelope.",
+        "parameters; errors are the JSON envelope. Rendering it costs the account "
+        "`JOBCOST_RENDER_WEIGHT` (20) rate-limit tokens, at most `JOBCOST_RENDERS_PER_ACCOUNT` "
+        "(2) render for one account at once (else 429 `too_many_renders`), and one that takes "
+        "over `JOBCOST_RENDER_TIME_LIMIT` (15) seconds is stopped (503 `render_timed_out`).",
         responses={(200, "application/pdf"): OpenApiTypes.BINARY},
         filters=False,
+        extensions={
+            ERROR_CODES_KEY: {
+                "429": [RateLimitErrorCode.TOO_MANY_RENDERS],
+                "503": [DocumentErrorCode.RENDER_TIMED_OUT],
+            }
+        },
     )
     @action(detail=True, methods=["get"])
     def pdf(self, request, *args, **kwargs):
@@ -126,7 +137,10 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
             raise InvalidRequest(
                 f"Unknown parameter: {name}.", code=RequestErrorCode.PARAMETER_UNKNOWN, param=name
             )
-        return pay_app_pdf_response(self.get_object())
+        # Slot, weight and time limit before the pay app and its lines are read, so a
+        # refused request costs next to nothing (README "Limits", "Rendering PDFs").
+        with self.rendering():
+            return pay_app_pdf_response(self.get_object())
 
     def get_renderers(self):
         renderers = super().get_renderers()
