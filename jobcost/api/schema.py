@@ -41,6 +41,7 @@ from jobcost.error_codes import (
     RequestErrorCode,
     ResourceErrorCode,
 )
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 from jobcost.money import MONEY_MAX
 
 # A character that is not whitespace as Python's `str.strip()` (and so DRF's trimming) reads
@@ -130,8 +131,10 @@ FILTER_TEXT = {
     "type": "Only objects of this type.",
     "cost_type": "Only cost codes of this cost type.",
     "trade": "Only vendors of this trade (case-insensitive, exact).",
-    "date[gte]": "Only daily logs of this date or later (`YYYY-MM-DD`).",
-    "date[lte]": "Only daily logs of this date or earlier (`YYYY-MM-DD`).",
+    "date[gte]": "Only daily logs of this date or later (`YYYY-MM-DD`, from "
+    f"{BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}).",
+    "date[lte]": "Only daily logs of this date or earlier (`YYYY-MM-DD`, from "
+    f"{BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}).",
 }
 
 
