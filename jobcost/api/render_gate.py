@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from functools import cache
@@ -54,13 +55,23 @@ def _key(account_id: str) -> str:
     return f"jobcost:renders:{account_id}"
 
 
+# After Redis failed to answer, this process counts on its own for this many seconds, so
+# the renderings behind the failure do not each wait for it (as the rate limiter does).
+REDIS_BACKOFF_SECONDS = 5.0
+_redis_down_until = 0.0
+
+
 def _enter_redis(account_id: str, cap: int, member: str) -> bool | None:
-    """True/False from Redis; None when Redis could not answer."""
+    """True/False from Redis; None when Redis could not answer (or failed lately)."""
+    global _redis_down_until
+    if time.monotonic() < _redis_down_until:
+        return None
     client, script = _redis()
     lifetime = 2 * settings.JOBCOST_RENDER_TIME_LIMIT
     try:
         return bool(script(keys=[_key(account_id)], args=[lifetime, cap, member], client=client))
     except (redis.RedisError, OSError) as exc:
+        _redis_down_until = time.monotonic() + REDIS_BACKOFF_SECONDS
         logger.warning("render gate: Redis unavailable, counting in this process: %r", exc)
         return None
 

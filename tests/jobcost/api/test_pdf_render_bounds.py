@@ -16,7 +16,7 @@ from jobcost.api import ratelimit
 from jobcost.api.render_gate import render_slot
 from jobcost.documents.deadline import check, time_limit
 from jobcost.documents.report_files import render_pdf
-from jobcost.errors import Unavailable
+from jobcost.errors import RateLimited, Unavailable
 from jobcost.scope import Scope
 from jobcost.selectors.reports.wip import wip_report
 from tests.conftest import error_of
@@ -134,3 +134,14 @@ def test_a_weight_over_the_burst_costs_the_whole_burst():
     decision = ratelimit.take(bucket, rate=1, burst=10, cost=25)
     assert decision.allowed and decision.tokens == pytest.approx(0, abs=0.1)
     assert not ratelimit.take(bucket, rate=1, burst=10, cost=25).allowed
+
+
+@override_settings(REDIS_URL="")
+def test_without_redis_the_slots_are_counted_in_the_process():
+    account_id = "acct_local_" + secrets.token_hex(4)
+    with render_slot(account_id), render_slot(account_id):
+        with pytest.raises(RateLimited) as refused, render_slot(account_id):
+            pass
+        assert refused.value.code == "too_many_renders"
+    with render_slot(account_id), render_slot(account_id):
+        pass  # given back
