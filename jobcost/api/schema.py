@@ -305,11 +305,14 @@ class JobcostAutoSchema(AutoSchema):
                 schema["description"] = f"{text} Default when omitted: `{default}`.".strip()
             if (
                 isinstance(field, serializers.CharField)
+                and not isinstance(field, serializers.RegexField)
                 and not field.allow_blank
                 and field.trim_whitespace
                 and "pattern" not in schema
             ):
-                # DRF trims the value, then refuses it blank: "   " is 400 like "".
+                # DRF trims the value, then refuses it blank: "   " is 400 like "". A
+                # RegexField's own pattern (added after this, from its validator) says more
+                # (a project's `currency`: `^[a-z]{3}$`); this one would have kept it out.
                 schema["pattern"] = NOT_BLANK_PATTERN
             if isinstance(field, CentsField):
                 # The money cap (README "Limits"), not the int64 range: past it is 400.
