@@ -1,5 +1,7 @@
 """The base viewset: the request pipeline every /v1 endpoint shares.
 
+(Before it, in `jobcost.api.middleware`: a HEAD answer's body dropped, a charset other than
+UTF-8 refused with 415, a NUL path 404, a body over 1 MiB 413.)
 authenticate (401) → rate limit (429) → version (400) → role policy (403) → no empty or NUL
 query value (400) → for POST/PATCH:
 Idempotency-Key (400), media type (415), JSON (400), then the idempotent, atomic handler →
