@@ -192,6 +192,12 @@ def test_head_answers_no_body_on_any_route_over_one_kept_alive_connection(walk, 
             assert after.status_code == 200 and after.json(), path
             assert _socket_of(head) == _socket_of(after) == connection, path
             answered.append((path, head.status_code, head.headers.get("content-length")))
+        # The back office's pages too (a login page, a redirect to it), with no key.
+        for path in ("/admin/login/", "/admin/", "/admin/jobcost/project/"):
+            head = client.head(path, headers={"Authorization": ""})
+            assert (head.status_code < 500, head.content) == (True, b""), path
+            assert client.get("/healthz").status_code == 200, path
+            assert _socket_of(head) == connection, path
     assert len(answered) == len(paths) > 40
     # The GET's headers, the size included: a list HEAD tells its length.
     projects = dict((path, length) for path, _, length in answered)["/v1/projects"]
