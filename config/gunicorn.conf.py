@@ -74,9 +74,9 @@ freeze_gc = os.environ.get("GUNICORN_GC_FREEZE", "on").lower() != "off"
 # Seconds a thread holding the GIL runs before a waiting thread may take it (Python's
 # `sys.setswitchinterval`, 0.005 by default). A worker's threads share one GIL: a thread
 # rendering a PDF (pure Python, for seconds) made each of a read's dozen returns from
-# PostgreSQL wait up to 5 ms for it, so a read beside a rendering took 0.1–0.4 s instead of
-# 0.03; at 1 ms it stays near 0.03 and the rendering is no slower (README "Limits",
-# "Rendering PDFs").
+# PostgreSQL wait up to 5 ms for it: a read beside two renderings took a median 0.05–0.10 s
+# and up to 0.68 s; at 1 ms a median 0.03 s and at most 0.35 s, the renderings no slower
+# (README "Limits", "Rendering PDFs").
 switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.001"))
 
 
