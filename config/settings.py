@@ -80,7 +80,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: drops the body of every HEAD answer, whoever built it.
+    "jobcost.api.middleware.HeadWithoutBodyMiddleware",
     "jobcost.api.middleware.RequestIdMiddleware",
+    "jobcost.api.middleware.RequestCharsetMiddleware",
     "jobcost.api.middleware.NulPathMiddleware",
     "jobcost.api.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -175,6 +178,14 @@ JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")
 # README "Limits": per-account token bucket (sustained requests/second and burst).
 JOBCOST_RATE_LIMIT_PER_SECOND = int(os.environ.get("JOBCOST_RATE_LIMIT_PER_SECOND", "100"))
 JOBCOST_RATE_LIMIT_BURST = int(os.environ.get("JOBCOST_RATE_LIMIT_BURST", "200"))
+
+# README "Limits", "Rendering PDFs": a PDF rendered for a request (a draft pay app) costs this
+# many of the account's tokens in all; at most this many render for one account at once
+# (another is 429 `too_many_renders`); a rendering stops after this many seconds (503
+# `render_timed_out`), well inside gunicorn's 30 s worker timeout.
+JOBCOST_RENDER_WEIGHT = int(os.environ.get("JOBCOST_RENDER_WEIGHT", "20"))
+JOBCOST_RENDERS_PER_ACCOUNT = int(os.environ.get("JOBCOST_RENDERS_PER_ACCOUNT", "2"))
+JOBCOST_RENDER_TIME_LIMIT = float(os.environ.get("JOBCOST_RENDER_TIME_LIMIT", "15"))
 
 # docs/conventions.md: idempotency keys are replayed for 24 hours.
 JOBCOST_IDEMPOTENCY_TTL_SECONDS = 24 * 3600

@@ -61,9 +61,16 @@ class IdempotencyErrorCode(StrEnum):
 
 
 class RateLimitErrorCode(StrEnum):
-    """The account's token bucket (README "Limits")."""
+    """The account's token bucket, and its PDFs rendering at once (README "Limits")."""
 
     RATE_LIMITED = "rate_limited"
+    TOO_MANY_RENDERS = "too_many_renders"
+
+
+class DocumentErrorCode(StrEnum):
+    """A document rendered for the request (README "Limits", "Rendering PDFs")."""
+
+    RENDER_TIMED_OUT = "render_timed_out"
 
 
 class ResourceErrorCode(StrEnum):

@@ -23,6 +23,7 @@ from rest_framework import exceptions as drf
 from jobcost.error_codes import (
     AuthErrorCode,
     BaseErrorCode,
+    DocumentErrorCode,
     RateLimitErrorCode,
     RequestErrorCode,
     ResourceErrorCode,
@@ -136,6 +137,13 @@ class RateLimited(ApiError):
     """429: the account's token bucket is empty (README "Limits")."""
 
     status, type, default_code = 429, "rate_limited", RateLimitErrorCode.RATE_LIMITED
+
+
+class Unavailable(ApiError):
+    """503: the work did not finish within its time limit (a PDF past its rendering limit,
+    README "Limits"); retry after the `Retry-After` seconds."""
+
+    status, type, default_code = 503, "api_error", DocumentErrorCode.RENDER_TIMED_OUT
 
 
 class InternalError(ApiError):

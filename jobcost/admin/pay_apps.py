@@ -13,6 +13,7 @@ what remains are shown on the page (`pay_app_owner`).
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.admin.widgets import AdminDateWidget
@@ -42,7 +43,9 @@ from jobcost.admin.pay_app_close import (
     G703Grid,
 )
 from jobcost.admin.pay_app_owner import receipts_table
+from jobcost.documents import deadline
 from jobcost.documents.pay_app_download import pay_app_pdf_response
+from jobcost.errors import Unavailable
 from jobcost.models import PayApp, Project, Vendor
 from jobcost.selectors import visible
 from jobcost.selectors.g702 import G702
@@ -321,7 +324,16 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
             raise Http404("No such pay app.")
         if not self.has_view_permission(request, pay_app):
             raise PermissionDenied
-        return pay_app_pdf_response(pay_app)
+        # A draft is rendered here, within the API's time limit (README "Limits"); past it
+        # the refusal is said on the pay app's page.
+        try:
+            with deadline.time_limit(settings.JOBCOST_RENDER_TIME_LIMIT):
+                return pay_app_pdf_response(pay_app)
+        except Unavailable as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return HttpResponseRedirect(
+                reverse("admin:jobcost_payapp_change", args=[quote(pay_app.pk)])
+            )
 
     def get_queryset(self, request):
         return visible_queryset(self, request, visible.pay_app_list)

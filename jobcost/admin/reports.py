@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django import forms
+from django.contrib import messages
 from django.contrib.admin.utils import quote
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
@@ -26,7 +27,7 @@ from jobcost.admin.base import EVERY_ACCOUNT, membership_of, request_scope, role
 from jobcost.admin.display import accounting, percent
 from jobcost.documents.report_files import file_response, render_csv, render_xlsx
 from jobcost.documents.report_pdf import render_pdf
-from jobcost.errors import InvalidRequest
+from jobcost.errors import InvalidRequest, Unavailable
 from jobcost.models import CostCode, Owner, Project, Vendor
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import (
@@ -349,7 +350,10 @@ def report_view(site, page: Page):
             report = page.build(scope, **values)
             extension = request.GET.get("format")
             if extension in ("csv", "xlsx", "pdf") and len(report.rows) <= FILE_ROWS_MAX:
-                return _download(report, extension, request, form)
+                try:
+                    return _download(report, extension, request, form)
+                except Unavailable as exc:  # a PDF past its time limit: said on the page
+                    messages.error(request, exc.message)
             query = {k: v.isoformat() if k == "as_of" else v for k, v in values.items() if v}
             context.update(
                 report=report,

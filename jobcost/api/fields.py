@@ -53,7 +53,16 @@ class CentsField(serializers.Field):
 )
 class BusinessDateField(serializers.DateField):
     """A business date (`YYYY-MM-DD`) within `BUSINESS_DATE_MIN` … `BUSINESS_DATE_MAX`
-    (jobcost/limits.py); outside it 400 `parameter_invalid` naming the range."""
+    (jobcost/limits.py); outside it 400 `parameter_invalid` naming the range. Every date a
+    request body carries is one (README "Limits"). The schema cannot bound a `date` string
+    (`minimum`/`maximum` are for numbers), so the range is in the field's description,
+    after its `help_text` when it has one."""
+
+    def __init__(self, **kwargs):
+        range_text = f"A day from {BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}."
+        help_text = kwargs.get("help_text")
+        kwargs["help_text"] = f"{help_text} {range_text}" if help_text else range_text
+        super().__init__(**kwargs)
 
     def to_internal_value(self, value) -> datetime.date:
         day = super().to_internal_value(value)

@@ -16,6 +16,7 @@ from django_filters.constants import EMPTY_VALUES
 
 from jobcost.error_codes import RequestErrorCode
 from jobcost.errors import InvalidRequest
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 
 RESERVED_PARAMS = {"limit", "cursor", "expand[]"}
 _BRACKETED = re.compile(r"^(?P<field>\w+?)__(?P<op>gte|lte|gt|lt)$")
@@ -74,9 +75,14 @@ class UtcDateTimeField(forms.Field):
 
 
 class IsoDateField(forms.Field):
-    """A calendar date as ISO 8601 `YYYY-MM-DD` only (years 1–9999)."""
+    """A business date as ISO 8601 `YYYY-MM-DD` only, from `BUSINESS_DATE_MIN` to
+    `BUSINESS_DATE_MAX` (jobcost/limits.py, README "Limits"): a date filter and a report's
+    `as_of`. Errors: code `invalid` (not such a date) or `range` (outside the range)."""
 
-    default_error_messages = {"invalid": "Enter a date as YYYY-MM-DD, e.g. 2026-01-01."}
+    default_error_messages = {
+        "invalid": "Enter a date as YYYY-MM-DD, e.g. 2026-01-01.",
+        "range": f"Enter a date from {BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}.",
+    }
 
     def to_python(self, value):
         if value in self.empty_values:
@@ -85,9 +91,12 @@ class IsoDateField(forms.Field):
         try:
             if not _ISO_DATE.match(text):
                 raise ValueError(text)
-            return datetime.date.fromisoformat(text)
+            day = datetime.date.fromisoformat(text)
         except ValueError as exc:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from exc
+        if not BUSINESS_DATE_MIN <= day <= BUSINESS_DATE_MAX:
+            raise forms.ValidationError(self.error_messages["range"], code="range")
+        return day
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):

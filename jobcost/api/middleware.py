@@ -1,5 +1,5 @@
-"""Request-level middleware: request IDs, version header, NUL paths, body limit
-(docs/conventions.md, §6, §7)."""
+"""Request-level middleware: request IDs, version header, HEAD without a body, NUL paths, the
+request's charset, body limit (docs/conventions.md, §6, §7)."""
 
 import io
 
@@ -8,7 +8,7 @@ from django.conf import settings
 from audit.ids import new_id
 from jobcost.api.errors import json_error_response
 from jobcost.error_codes import RequestErrorCode
-from jobcost.errors import NotFound, PayloadTooLarge
+from jobcost.errors import NotFound, PayloadTooLarge, UnsupportedMediaType
 
 
 class RequestIdMiddleware:
@@ -27,6 +27,66 @@ class RequestIdMiddleware:
                 request, "jobcost_version", settings.JOBCOST_API_VERSIONS[-1]
             )
         return response
+
+
+class HeadWithoutBodyMiddleware:
+    """A HEAD answer is the GET's status and headers with no body (RFC 9110 §9.3.2), on
+    every route (README, "Decisions": "Errors and methods").
+
+    Django and DRF answer HEAD by running the GET handler, and the WSGI server (gunicorn)
+    sends whatever body it is handed: on a kept-alive connection the client then reads those
+    bytes as the start of the next response. Outermost in `MIDDLEWARE`, this drops the body
+    of every HEAD answer in one place, after everything else has built it. `Content-Length`
+    stays the GET's (set here from the body when nothing set it), so a client learns the
+    size; a streamed answer (a file) keeps its own `Content-Length` and is closed unread."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.method != "HEAD":
+            return response
+        if response.streaming:
+            response.streaming_content = []
+        else:
+            if not response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+            response.content = b""
+        return response
+
+
+# JSON is UTF-8 (RFC 8259 §8.1), and so is everything else the API reads.
+UTF8_NAMES = frozenset({"utf-8", "utf8"})
+
+
+class RequestCharsetMiddleware:
+    """A `Content-Type` naming a `charset` other than UTF-8 is 415 `unsupported_media_type`
+    on every route but the back office's, before anything reads the request (README,
+    "Decisions": "Request bodies").
+
+    Django decodes the query string and a form body in the declared charset, so a
+    `charset=latin-1` garbled a GET's query string into a mojibake 400; and a JSON body is
+    UTF-8 by definition. The check runs before the key is read (a 415 is not counted
+    against the rate limit) and whatever the method. `/admin/` (browsers posting forms) is
+    left as Django reads it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "charset" in request.content_params and not request.path.startswith("/admin/"):
+            charset = request.content_params["charset"].strip().strip('"').lower()
+            if charset not in UTF8_NAMES:
+                return json_error_response(
+                    request,
+                    UnsupportedMediaType(
+                        f"Requests must be UTF-8; charset={charset or '(empty)'} is not "
+                        "accepted. Send Content-Type: application/json (charset=utf-8, if "
+                        "any)."
+                    ),
+                )
+        return self.get_response(request)
 
 
 class NulPathMiddleware:

@@ -51,9 +51,15 @@ if tokens == nil then
   ts = now
 end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate)
+local want = tonumber(ARGV[3])
 local granted = 0
-if tokens >= 1 then
-  granted = math.min(tonumber(ARGV[3]), math.floor(tokens))
+if ARGV[4] == 'all' then
+  if tokens >= want then
+    granted = want
+    tokens = tokens - want
+  end
+elseif tokens >= 1 then
+  granted = math.min(want, math.floor(tokens))
   tokens = tokens - granted
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
@@ -135,14 +141,16 @@ def _keep_lease(bucket: str, rate: int, burst: int, left: int, after: float) -> 
 
 @dataclass(frozen=True)
 class Decision:
-    """Outcome of taking one token; `tokens` is what is left (may be fractional).
-    `counted` is false when the limiter could not count (Redis unreachable)."""
+    """Outcome of taking `cost` tokens (one, for a plain request); `tokens` is what is left
+    (may be fractional). `counted` is false when the limiter could not count (Redis
+    unreachable)."""
 
     allowed: bool
     limit: int
     rate: int
     tokens: float
     counted: bool = True
+    cost: int = 1
 
     @property
     def blocked(self) -> bool:
@@ -151,8 +159,9 @@ class Decision:
 
     def headers(self) -> dict[str, str]:
         """RateLimit-Limit / -Remaining / -Reset (seconds until the bucket is full), plus
-        Retry-After (whole seconds, at least 1) when refused. No header at all when nothing
-        was counted; only -Limit and -Remaining for a blocked account (it never refills)."""
+        Retry-After (whole seconds, at least 1, until the bucket holds `cost` tokens) when
+        refused. No header at all when nothing was counted; only -Limit and -Remaining for a
+        blocked account (it never refills)."""
         if not self.counted:
             return {}
         if self.blocked:
@@ -163,7 +172,8 @@ class Decision:
             "RateLimit-Reset": str(max(0, math.ceil((self.limit - self.tokens) / self.rate))),
         }
         if not self.allowed:
-            headers["Retry-After"] = str(max(1, math.ceil((1 - self.tokens) / self.rate)))
+            wait = (self.cost - self.tokens) / self.rate
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
         return headers
 
 
@@ -199,7 +209,7 @@ def _connection(client: redis.Redis):
     return connection
 
 
-def _evalsha(key: str, rate: int, burst: int, want: int = 1):
+def _evalsha(key: str, rate: int, burst: int, want: int = 1, mode: str = "upto"):
     """The bucket script's reply for `key`, sent once on this thread's own connection
     (`_connection`): the same connection class, timeouts and reply parser as
     `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
@@ -212,11 +222,11 @@ def _evalsha(key: str, rate: int, burst: int, want: int = 1):
     connection = _connection(client)
     try:
         connection.send_command(
-            "EVALSHA", script.sha, 1, key, rate, burst, want, check_health=False
+            "EVALSHA", script.sha, 1, key, rate, burst, want, mode, check_health=False
         )
         return connection.read_response()
     except redis.exceptions.NoScriptError:  # a whole reply was read: the connection is fine
-        return script(keys=[key], args=[rate, burst, want])
+        return script(keys=[key], args=[rate, burst, want, mode])
     except BaseException:
         connection.disconnect()
         raise
@@ -240,21 +250,27 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _take_local(bucket: str, rate: int, burst: int) -> tuple[bool, float]:
+def _take_local(bucket: str, rate: int, burst: int, cost: int = 1) -> tuple[bool, float]:
     now = time.monotonic()
     with _local_lock:
         tokens, ts = _local_buckets.get(bucket, (float(burst), now))
         tokens = min(float(burst), tokens + max(0.0, now - ts) * rate)
-        allowed = tokens >= 1
+        allowed = tokens >= cost
         if allowed:
-            tokens -= 1
+            tokens -= cost
         _local_buckets[bucket] = (tokens, now)
     return allowed, tokens
 
 
-def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> Decision:
-    """Take one token from `bucket` (e.g. `acct_…`). `rate` (tokens/s) and `burst` (tokens)
-    default to the settings when None; 0 in either refuses every request (`blocked`).
+def take(
+    bucket: str, *, rate: int | None = None, burst: int | None = None, cost: int = 1
+) -> Decision:
+    """Take one token from `bucket` (e.g. `acct_…`), or `cost` tokens all or nothing: a
+    weighted request (a PDF rendered, README "Limits") is allowed only when the bucket holds
+    all of them, and a refusal takes none; its Retry-After is the wait until it holds `cost`.
+    A `cost` over the bucket's `burst` is the whole burst (it could never be met). A weighted
+    take never uses a lease. `rate` (tokens/s) and `burst` (tokens) default to the settings
+    when None; 0 in either refuses every request (`blocked`).
 
     With Redis, a token may come from this process's lease on the bucket (`lease_size`;
     the Decision's `tokens` is then what the bucket held when the lease was taken, plus what
@@ -267,6 +283,9 @@ def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> D
     burst = settings.JOBCOST_RATE_LIMIT_BURST if burst is None else burst
     if rate == 0 or burst == 0:
         return Decision(False, burst, rate, 0.0)
+    cost = max(1, min(cost, burst))
+    if cost > 1:
+        return _take_weighted(bucket, rate, burst, cost)
     if settings.REDIS_URL:
         if _leases:
             leased = _from_lease(bucket, rate, burst)
@@ -286,3 +305,21 @@ def take(bucket: str, *, rate: int | None = None, burst: int | None = None) -> D
             return Decision(True, burst, rate, float(burst), counted=False)
     allowed, tokens = _take_local(bucket, rate, burst)
     return Decision(allowed, burst, rate, tokens)
+
+
+def _take_weighted(bucket: str, rate: int, burst: int, cost: int) -> Decision:
+    """`take` of `cost` > 1 tokens, all or nothing, from the Redis bucket itself (or the
+    in-process one); fails open as `take` does."""
+    global _redis_down_until
+    if settings.REDIS_URL:
+        if time.monotonic() < _redis_down_until:
+            return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
+        try:
+            granted, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst, cost, "all")
+            return Decision(granted == cost, burst, rate, float(tokens), cost=cost)
+        except (redis.RedisError, OSError) as exc:
+            _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
+            logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)
+            return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
+    allowed, tokens = _take_local(bucket, rate, burst, cost)
+    return Decision(allowed, burst, rate, tokens, cost=cost)

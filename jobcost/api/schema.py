@@ -41,6 +41,7 @@ from jobcost.error_codes import (
     RequestErrorCode,
     ResourceErrorCode,
 )
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 from jobcost.money import MONEY_MAX
 
 # A character that is not whitespace as Python's `str.strip()` (and so DRF's trimming) reads
@@ -99,6 +100,7 @@ STATUS_HEADERS = {
         }
     },
 }
+STATUS_HEADERS["503"] = STATUS_HEADERS["429"]
 
 # Operations answering a document (a file), not a JSON object: no `expand[]`, no parameters.
 DOCUMENT_ACTIONS = frozenset({"pdf"})
@@ -110,10 +112,11 @@ STATUS_TEXT = {
     "404": "No such object, or not visible to this key.",
     "409": "Conflict with the object's state or with an earlier request.",
     "413": "Request body over 1 MiB.",
-    "415": "Request body is not application/json.",
+    "415": "The Content-Type names a charset other than UTF-8, or a body is not application/json.",
     "422": "A business rule refused the request.",
     "429": "Rate limited: the account's request bucket is empty.",
     "500": "Internal error (no stack trace); it was logged.",
+    "503": "The work did not finish within its time limit; retry after Retry-After.",
 }
 
 FILTER_TEXT = {
@@ -128,8 +131,10 @@ FILTER_TEXT = {
     "type": "Only objects of this type.",
     "cost_type": "Only cost codes of this cost type.",
     "trade": "Only vendors of this trade (case-insensitive, exact).",
-    "date[gte]": "Only daily logs of this date or later (`YYYY-MM-DD`).",
-    "date[lte]": "Only daily logs of this date or earlier (`YYYY-MM-DD`).",
+    "date[gte]": "Only daily logs of this date or later (`YYYY-MM-DD`, from "
+    f"{BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}).",
+    "date[lte]": "Only daily logs of this date or earlier (`YYYY-MM-DD`, from "
+    f"{BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}).",
 }
 
 
@@ -300,11 +305,14 @@ class JobcostAutoSchema(AutoSchema):
                 schema["description"] = f"{text} Default when omitted: `{default}`.".strip()
             if (
                 isinstance(field, serializers.CharField)
+                and not isinstance(field, serializers.RegexField)
                 and not field.allow_blank
                 and field.trim_whitespace
                 and "pattern" not in schema
             ):
-                # DRF trims the value, then refuses it blank: "   " is 400 like "".
+                # DRF trims the value, then refuses it blank: "   " is 400 like "". A
+                # RegexField's own pattern (added after this, from its validator) says more
+                # (a project's `currency`: `^[a-z]{3}$`); this one would have kept it out.
                 schema["pattern"] = NOT_BLANK_PATTERN
             if isinstance(field, CentsField):
                 # The money cap (README "Limits"), not the int64 range: past it is 400.
@@ -353,6 +361,9 @@ class JobcostAutoSchema(AutoSchema):
                 AuthErrorCode.API_KEY_INVALID,
                 AuthErrorCode.API_KEY_REVOKED,
             ],
+            # A `charset` other than UTF-8, on any operation (README "Decisions": "Request
+            # bodies").
+            "415": [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE],
             "429": [RateLimitErrorCode.RATE_LIMITED],
             "500": [BaseErrorCode.INTERNAL_ERROR],
         }
@@ -384,7 +395,6 @@ class JobcostAutoSchema(AutoSchema):
                 IdempotencyErrorCode.IDEMPOTENCY_KEY_IN_USE,
             ]
             codes["413"] = [RequestErrorCode.BODY_TOO_LARGE]
-            codes["415"] = [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE]
             if self._has_references():
                 codes["404"] = [ResourceErrorCode.RESOURCE_MISSING]
         codes["400"] = bad

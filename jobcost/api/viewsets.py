@@ -1,5 +1,7 @@
 """The base viewset: the request pipeline every /v1 endpoint shares.
 
+(Before it, in `jobcost.api.middleware`: a HEAD answer's body dropped, a charset other than
+UTF-8 refused with 415, a NUL path 404, a body over 1 MiB 413.)
 authenticate (401) → rate limit (429) → version (400) → role policy (403) → no empty or NUL
 query value (400) → for POST/PATCH:
 Idempotency-Key (400), media type (415), JSON (400), then the idempotent, atomic handler →
@@ -8,7 +10,9 @@ envelope for any error → Request-Id, Jobcost-Version, RateLimit-* headers.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+from collections.abc import Iterator
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -19,7 +23,7 @@ from rest_framework.response import Response
 
 from audit.context import Actor, set_idempotency_key, start_acting, stop_acting
 from audit.ids import has_prefix
-from jobcost.api import idempotency, ratelimit
+from jobcost.api import idempotency, ratelimit, render_gate
 from jobcost.api.expand import expand, parse_expand
 from jobcost.api.filters import check_query_values, filter_by, read_filters, reject_unknown_params
 from jobcost.api.list_pages import selector_page
@@ -27,6 +31,7 @@ from jobcost.api.output import render_many, render_one
 from jobcost.api.pagination import page_query
 from jobcost.api.serializers import InputSerializer
 from jobcost.api.versioning import resolve_version
+from jobcost.documents import deadline
 from jobcost.errors import NotFound, RateLimited, Unauthenticated, UnsupportedMediaType
 from jobcost.resources import RESOURCES
 from jobcost.scope import Scope
@@ -134,8 +139,9 @@ class JobcostViewSet(viewsets.GenericViewSet):
         self.check_permissions(request)
         check_query_values(request.query_params)
 
-    def apply_rate_limit(self, bucket: str, rate=None, burst=None) -> None:
-        decision = ratelimit.take(bucket, rate=rate, burst=burst)
+    def apply_rate_limit(self, bucket: str, rate=None, burst=None, cost: int = 1) -> None:
+        """Take `cost` tokens (all or nothing) from `bucket`, else 429 `rate_limited`."""
+        decision = ratelimit.take(bucket, rate=rate, burst=burst, cost=cost)
         self._rate_headers = decision.headers()
         if decision.blocked:
             raise RateLimited("This account's rate limit is 0: every request is refused.")
@@ -144,6 +150,29 @@ class JobcostViewSet(viewsets.GenericViewSet):
                 "Too many requests for this account; retry after the Retry-After seconds.",
                 headers={"Retry-After": self._rate_headers["Retry-After"]},
             )
+
+    @contextlib.contextmanager
+    def rendering(self) -> Iterator[None]:
+        """Around a document rendered for this request, e.g. a draft pay app's PDF (README
+        "Limits", "Rendering PDFs"): one of the account's `JOBCOST_RENDERS_PER_ACCOUNT`
+        rendering slots (else 429 `too_many_renders`), then the rest of the rendering's
+        weight, `JOBCOST_RENDER_WEIGHT` tokens with the request's own, from the account's
+        bucket all or nothing (else 429 `rate_limited`, `Retry-After` until the bucket holds
+        them), then `JOBCOST_RENDER_TIME_LIMIT` seconds to render (else 503
+        `render_timed_out`). Enter it before reading what is rendered: a refusal then costs
+        one Redis call, not the document's rows."""
+        key = self.request.auth
+        with render_gate.render_slot(key.account_id):
+            extra = settings.JOBCOST_RENDER_WEIGHT - 1
+            if extra > 0:
+                self.apply_rate_limit(
+                    key.account_id,
+                    rate=key.account.rate_limit_per_second,
+                    burst=key.account.rate_limit_burst,
+                    cost=extra,
+                )
+            with deadline.time_limit(settings.JOBCOST_RENDER_TIME_LIMIT):
+                yield
 
     def run_handler(self, request, handler, *args, **kwargs):
         """Run the handler in one all-or-nothing transaction (its services take no savepoint

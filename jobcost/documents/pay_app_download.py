@@ -36,9 +36,29 @@ def pay_app_pdf(pay_app: PayApp) -> bytes:
     return render_pay_app_pdf(pay_app_snapshot(pay_app.pk))
 
 
-def pay_app_pdf_response(pay_app: PayApp) -> HttpResponse:
-    """The PDF as an attachment named `<project number>-pay-app-<n>.pdf`."""
-    response = HttpResponse(pay_app_pdf(pay_app), content_type="application/pdf")
-    filename = pay_app_pdf_filename(pay_app.project.number, pay_app.number)
+def _attachment(pdf: bytes, project_number: str, number: int) -> HttpResponse:
+    response = HttpResponse(pdf, content_type="application/pdf")
+    filename = pay_app_pdf_filename(project_number, number)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def stored_pay_app_response(pay_app_id: str) -> HttpResponse | None:
+    """The stored document of a pay app that is not a draft, as `pay_app_pdf_response`
+    answers it, rendering nothing (two light queries); None for a draft or a pay app with no
+    stored document, which must be rendered."""
+    found = (
+        PayApp.objects.filter(pk=pay_app_id)
+        .exclude(status=PayAppStatus.DRAFT)
+        .values_list("number", "project__number")
+        .first()
+    )
+    if found is None:
+        return None
+    pdf = stored_pay_app_pdf(pay_app_id)
+    return None if pdf is None else _attachment(pdf, found[1], found[0])
+
+
+def pay_app_pdf_response(pay_app: PayApp) -> HttpResponse:
+    """The PDF as an attachment named `<project number>-pay-app-<n>.pdf`."""
+    return _attachment(pay_app_pdf(pay_app), pay_app.project.number, pay_app.number)

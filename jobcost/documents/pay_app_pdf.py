@@ -47,6 +47,8 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from jobcost.documents import deadline
+
 PAGE = landscape(letter)
 MARGIN = 0.5 * inch
 WIDTH = PAGE[0] - 2 * MARGIN  # 10 in of content
@@ -634,6 +636,7 @@ def _canvas_maker(footer: str, draft: bool):
             self._pages: list[dict] = []
 
         def showPage(self):
+            deadline.check()  # a page laid out: past the time limit, stop (README "Limits")
             self._pages.append(dict(self.__dict__))
             self._startPage()
 

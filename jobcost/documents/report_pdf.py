@@ -24,6 +24,7 @@ import io
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
+from django.conf import settings
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT, TA_RIGHT
 from reportlab.lib.pagesizes import landscape, letter
@@ -33,6 +34,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas as pdfcanvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from jobcost.documents import deadline
 from jobcost.documents.report_files import filter_label
 from jobcost.selectors.reports.table import CENTS, DATE, INTEGER, PERCENT, Column, Report
 
@@ -159,6 +161,7 @@ def _canvas_maker(footer: str):
             self._held: list[dict] = []
 
         def showPage(self):
+            deadline.check()  # a page laid out: past the time limit, stop (README "Limits")
             self._held.append(dict(self.__dict__))
             self._startPage()
 
@@ -278,5 +281,6 @@ def render_pdf(
         Spacer(1, 8),
         table,
     ]
-    doc.build(story, canvasmaker=_canvas_maker(f"{account_name} · {title}"))
+    with deadline.time_limit(settings.JOBCOST_RENDER_TIME_LIMIT):
+        doc.build(story, canvasmaker=_canvas_maker(f"{account_name} · {title}"))
     return buffer.getvalue()

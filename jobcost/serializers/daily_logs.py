@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from jobcost.api.fields import HoursField, IndexedListField
+from jobcost.api.fields import BusinessDateField, HoursField, IndexedListField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.limits import MANPOWER_ROWS_MAX
 from jobcost.serializers.refs import ref
@@ -48,7 +48,7 @@ class ManpowerInputSerializer(InputSerializer):
 class DailyLogCreateSerializer(InputSerializer):
     output = DailyLogSerializer
     project = ref("project")
-    date = serializers.DateField()
+    date = BusinessDateField()
     weather = serializers.CharField(max_length=200, required=False, allow_blank=True)
     manpower = IndexedListField(
         child=ManpowerInputSerializer(), max_length=MANPOWER_ROWS_MAX, required=False
@@ -59,7 +59,7 @@ class DailyLogCreateSerializer(InputSerializer):
 
 class DailyLogUpdateSerializer(InputSerializer):
     output = DailyLogSerializer
-    date = serializers.DateField(required=False)
+    date = BusinessDateField(required=False)
     weather = serializers.CharField(max_length=200, required=False, allow_blank=True)
     manpower = IndexedListField(
         child=ManpowerInputSerializer(), max_length=MANPOWER_ROWS_MAX, required=False

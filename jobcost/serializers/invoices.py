@@ -53,8 +53,8 @@ class InvoiceCreateSerializer(InputSerializer):
     output = InvoiceSerializer
     commitment = ref("commitment")
     number = serializers.CharField(max_length=60)
-    invoice_date = serializers.DateField()
-    due_date = serializers.DateField(required=False, allow_null=True)
+    invoice_date = BusinessDateField()
+    due_date = BusinessDateField(required=False, allow_null=True)
     amount = CentsField(positive=True)
 
 
@@ -63,8 +63,8 @@ class InvoiceUpdateSerializer(InputSerializer):
 
     output = InvoiceSerializer
     number = serializers.CharField(max_length=60, required=False)
-    invoice_date = serializers.DateField(required=False)
-    due_date = serializers.DateField(required=False, allow_null=True)
+    invoice_date = BusinessDateField(required=False)
+    due_date = BusinessDateField(required=False, allow_null=True)
     amount = CentsField(positive=True, required=False)
     lines = IndexedListField(
         child=InvoiceLineInputSerializer(),
@@ -113,7 +113,7 @@ class LienWaiverCreateSerializer(InputSerializer):
     vendor = ref("vendor")
     type = serializers.ChoiceField(choices=LienWaiverType.choices)
     amount = CentsField()
-    through_date = serializers.DateField()
+    through_date = BusinessDateField()
     commitment = ref("commitment", required=False, allow_null=True)
     invoice = ref("invoice", required=False, allow_null=True)
     document_url = serializers.URLField(max_length=2000, required=False, allow_blank=True)
@@ -126,5 +126,5 @@ class LienWaiverUpdateSerializer(InputSerializer):
     status = serializers.ChoiceField(
         choices=[LienWaiverStatus.RECEIVED, LienWaiverStatus.REJECTED], required=False
     )
-    received_on = serializers.DateField(required=False, allow_null=True)
+    received_on = BusinessDateField(required=False, allow_null=True)
     document_url = serializers.URLField(max_length=2000, required=False, allow_blank=True)

@@ -153,8 +153,8 @@ class PayAppLineSerializer(serializers.Serializer):
 class PayAppCreateSerializer(InputSerializer):
     output = PayAppSerializer
     project = ref("project")
-    period_start = serializers.DateField()
-    period_end = serializers.DateField()
+    period_start = BusinessDateField()
+    period_end = BusinessDateField()
     retainage_pct = PercentField(required=False)
 
 

@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from jobcost.api.fields import StrictBooleanField
+from jobcost.api.fields import BusinessDateField, StrictBooleanField
 from jobcost.api.serializers import InputSerializer, ResourceSerializer
 from jobcost.models import RfiStatus
 from jobcost.serializers.refs import ref
@@ -42,7 +42,7 @@ class RfiCreateSerializer(InputSerializer):
     subject = serializers.CharField(max_length=200)
     question = serializers.CharField()
     number = serializers.CharField(max_length=60, required=False)
-    due_date = serializers.DateField(required=False, allow_null=True)
+    due_date = BusinessDateField(required=False, allow_null=True)
     cost_impact = StrictBooleanField(required=False)
 
 
@@ -54,5 +54,5 @@ class RfiUpdateSerializer(InputSerializer):
     question = serializers.CharField(required=False)
     answer = serializers.CharField(required=False, allow_blank=True)
     number = serializers.CharField(max_length=60, required=False)
-    due_date = serializers.DateField(required=False, allow_null=True)
+    due_date = BusinessDateField(required=False, allow_null=True)
     cost_impact = StrictBooleanField(required=False)

@@ -229,6 +229,19 @@ def _lock_for_receipt(commitment_id: str) -> Commitment:
     return commitment
 
 
+def _check_due_date(
+    invoice_date: datetime.date, due_date: datetime.date | None, *, param: str = "due_date"
+) -> None:
+    """An invoice falls due on or after its date: a `due_date` before `invoice_date` is 400
+    `parameter_invalid` with `param` (the field the request sent), both days in words."""
+    if due_date is not None and due_date < invoice_date:
+        raise InvalidRequest(
+            f"The due date ({day_in_words(due_date)}) is before the invoice date "
+            f"({day_in_words(invoice_date)}); an invoice falls due on or after its date.",
+            param=param,
+        )
+
+
 @service
 def invoice_create(
     *,
@@ -238,12 +251,14 @@ def invoice_create(
     amount: int,
     due_date: datetime.date | None = None,
 ) -> Invoice:
-    """Receive a vendor invoice (cents) against an executed commitment. Raises 409
+    """Receive a vendor invoice (cents) against an executed commitment. Raises 400
+    `parameter_invalid` (param `due_date`) for a due date before `invoice_date`, 409
     `commitment_not_executed`, 422 `exceeds_commitment` (param `amount`) over the remaining
     balance, 409 `duplicate_invoice` per vendor and number, 422 `period_locked`.
 
     Emits: audit invoice.created; events invoice.created.
     """
+    _check_due_date(invoice_date, due_date)
     commitment = _lock_for_receipt(commitment.pk)
     if commitment.status != CommitmentStatus.EXECUTED:
         raise Conflict(
@@ -276,8 +291,10 @@ def invoice_create(
 def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
     """Edit or code a received/coded invoice. `lines` [{cost_code, amount}] must sum to the
     amount (422 `lines_sum_mismatch`) and make it `coded`; a new `amount` is re-checked
-    against the commitment; a new `invoice_date` against locked periods. An edit of `lines`
-    and `due_date` alone locks the invoice, not its commitment (`_lock_for_coding`).
+    against the commitment; a new `invoice_date` against locked periods; the due date, old or
+    new, against the invoice date, old or new (400 `parameter_invalid` naming `due_date`, or
+    `invoice_date` when only that was sent). An edit of `lines` and `due_date` alone locks the
+    invoice, not its commitment (`_lock_for_coding`).
 
     Emits: audit invoice.coded, invoice.updated; events invoice.coded.
     """
@@ -293,6 +310,12 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
         )
     check_writable(changes, frozenset({"number", "invoice_date", "due_date", "amount", "lines"}))
     lines = changes.pop("lines", None)
+    if "invoice_date" in changes or "due_date" in changes:
+        _check_due_date(
+            changes.get("invoice_date", invoice.invoice_date),
+            changes.get("due_date", invoice.due_date),
+            param="due_date" if "due_date" in changes else "invoice_date",
+        )
     if "number" in changes and changes["number"] != invoice.number:
         _check_number(invoice.vendor_id, changes["number"], exclude_pk=invoice.pk)
     if "invoice_date" in changes and changes["invoice_date"] != invoice.invoice_date:

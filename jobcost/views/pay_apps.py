@@ -13,10 +13,12 @@ from jobcost.api.output import render_one
 from jobcost.api.renderers import JobcostJSONRenderer, PDFRenderer
 from jobcost.api.schema import ERROR_CODES_KEY
 from jobcost.api.viewsets import JobcostViewSet
-from jobcost.documents.pay_app_download import pay_app_pdf_response
+from jobcost.documents.pay_app_download import pay_app_pdf_response, stored_pay_app_response
 from jobcost.error_codes import (
+    DocumentErrorCode,
     PayAppErrorCode,
     ProjectErrorCode,
+    RateLimitErrorCode,
     RequestErrorCode,
     ResourceErrorCode,
 )
@@ -116,12 +118,22 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
         "(with the contractor's signed statement, a notary block and the architect's "
         "certificate) and the continuation sheet in the G703 layout. A submitted, approved or "
         "paid pay app answers the document stored when it was certified, else when it was "
-        "submitted, byte for byte: renames and payment change nothing (docs/documents.md). A "
-        "draft is rendered at the request from its figures and names as they stand, marked "
-        "DRAFT on every page. Any role that can read the pay app can print it. Takes no "
-        "parameters; errors are the JSON envelope.",
+        "submitted, byte for byte: renames and payment change nothing (docs/documents.md); "
+        "serving it renders nothing and costs one request's token. A draft is rendered at the "
+        "request from its figures and names as they stand, marked DRAFT on every page; that "
+        "rendering costs the account `JOBCOST_RENDER_WEIGHT` (20) rate-limit tokens, at most "
+        "`JOBCOST_RENDERS_PER_ACCOUNT` (2) run for one account at once (else 429 "
+        "`too_many_renders`), and one that takes over `JOBCOST_RENDER_TIME_LIMIT` (15) seconds "
+        "is stopped (503 `render_timed_out`). Any role that can read the pay app can print "
+        "it. Takes no parameters; errors are the JSON envelope.",
         responses={(200, "application/pdf"): OpenApiTypes.BINARY},
         filters=False,
+        extensions={
+            ERROR_CODES_KEY: {
+                "429": [RateLimitErrorCode.TOO_MANY_RENDERS],
+                "503": [DocumentErrorCode.RENDER_TIMED_OUT],
+            }
+        },
     )
     @action(detail=True, methods=["get"])
     def pdf(self, request, *args, **kwargs):
@@ -129,7 +141,15 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
             raise InvalidRequest(
                 f"Unknown parameter: {name}.", code=RequestErrorCode.PARAMETER_UNKNOWN, param=name
             )
-        return pay_app_pdf_response(self.get_object())
+        # A certified or submitted pay app's stored document renders nothing: served as any
+        # read is. A draft's rendering takes its slot, weight and time limit before the pay
+        # app and its lines are read, so a refused request costs next to nothing (README
+        # "Limits", "Rendering PDFs").
+        stored = stored_pay_app_response(self.visible_id())
+        if stored is not None:
+            return stored
+        with self.rendering():
+            return pay_app_pdf_response(self.get_object())
 
     def get_renderers(self):
         renderers = super().get_renderers()

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter
 
 from jobcost.api.pagination import DEFAULT_LIMIT, MAX_LIMIT
 from jobcost.api.schema import ENUM_NAME_KEY
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 from jobcost.models import CostCode, Owner, Project, Vendor
 
 FORMATS = ("json", "csv", "xlsx")
@@ -34,7 +35,8 @@ def report_parameters(names: tuple[str, ...]) -> list[OpenApiParameter]:
             {"type": "string", "format": "date"},
             OpenApiParameter.QUERY,
             description="The day (`YYYY-MM-DD`, UTC) whose end the report reads the books "
-            "at; default today, never after today.",
+            f"at; default today, never after today, and from {BUSINESS_DATE_MIN} to "
+            f"{BUSINESS_DATE_MAX}.",
         ),
         OpenApiParameter(
             "format",

@@ -27,6 +27,7 @@ from jobcost.documents.report_files import (
 )
 from jobcost.error_codes import ReportErrorCode, RequestErrorCode, ResourceErrorCode
 from jobcost.errors import InvalidRequest, NotFound
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
 from jobcost.models import Project
 from jobcost.selectors.reports.as_of import report_day
 from jobcost.selectors.reports.job_cost import job_cost_report, transactions_report
@@ -157,9 +158,10 @@ class ReportViewSet(JobcostViewSet):
         try:
             day = IsoDateField().clean(raw)
         except ValidationError as exc:
-            raise InvalidRequest(
-                "as_of must be a date as YYYY-MM-DD, e.g. 2026-10-31.", param="as_of"
-            ) from exc
+            message = "as_of must be a date as YYYY-MM-DD, e.g. 2026-10-31."
+            if exc.code == "range":
+                message = f"as_of must be a date from {BUSINESS_DATE_MIN} to {BUSINESS_DATE_MAX}."
+            raise InvalidRequest(message, param="as_of") from exc
         return report_day(day)
 
     # --- answers --------------------------------------------------------------------------

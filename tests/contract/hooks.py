@@ -8,6 +8,10 @@
   documented): positive cases drop theirs; negative ones keep it.
 - A schema-valid report `as_of` can be a day after today (400 `parameter_invalid`: a report
   reads a past day, which a schema cannot state): positive cases read today instead.
+- A schema-valid date (`format: date`) can fall outside the business dates the API takes,
+  1970-01-01 to 2099-12-31 (`jobcost.limits`; 400 `parameter_invalid`, which the schema can
+  only say in words): positive cases have such a date in the body or the query moved to
+  the nearer end of the range.
 - An `{id}` path parameter is swapped, four times in five, for the ID of a seeded object of
   that collection (the JSON file named by `JOBCOST_FUZZ_IDS`, written by the test), so
   reads, updates and transitions reach real objects and not only 404s. Stateful steps keep
@@ -27,7 +31,23 @@ from functools import cache
 import schemathesis
 from schemathesis.core.parameters import ParameterLocation
 
+from jobcost.limits import BUSINESS_DATE_MAX, BUSINESS_DATE_MIN
+
 KEY = re.compile(r"[ -~]{1,255}")
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+FIRST_DAY, LAST_DAY = BUSINESS_DATE_MIN.isoformat(), BUSINESS_DATE_MAX.isoformat()
+
+
+def _within_range(value):
+    """`value` with every `YYYY-MM-DD` string in it (however deep) moved into the business
+    dates' range; anything else as it is."""
+    if isinstance(value, str) and DAY.fullmatch(value):
+        return min(max(value, FIRST_DAY), LAST_DAY)
+    if isinstance(value, dict):
+        return {key: _within_range(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_within_range(item) for item in value]
+    return value
 
 
 @cache
@@ -51,6 +71,10 @@ def before_call(context, case, kwargs):
         case.headers["Idempotency-Key"] = f"fuzz-{uuid.uuid4()}"
     if case.query and "cursor" in case.query and not _negative(case, ParameterLocation.QUERY):
         del case.query["cursor"]
+    if case.query and not _negative(case, ParameterLocation.QUERY):
+        case.query = _within_range(case.query)
+    if isinstance(case.body, dict) and not _negative(case, ParameterLocation.BODY):
+        case.body = _within_range(case.body)
     as_of = (case.query or {}).get("as_of")
     if isinstance(as_of, str) and not _negative(case, ParameterLocation.QUERY):
         today = datetime.datetime.now(datetime.UTC).date().isoformat()

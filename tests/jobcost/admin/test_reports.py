@@ -25,7 +25,7 @@ from tests.factories import (
     make_key,
     make_pay_app,
 )
-from tests.jobcost.admin.pages import member_client
+from tests.jobcost.admin.pages import member_client, messages_of
 
 
 @pytest.fixture
@@ -208,3 +208,16 @@ def test_ar_aging_page_shows_what_owners_owe_with_the_owner_filter(job):
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
     assert "AR aging" in text and "7,000.00" in text
     assert f"Owner: {job.project.owner.name}" in text
+
+
+def test_a_report_pdf_past_its_time_limit_is_refused_on_the_page(job, settings):
+    """A back-office report PDF that runs past `JOBCOST_RENDER_TIME_LIMIT` (README "Limits")
+    is stopped and said on the report's page, not an error page."""
+    settings.JOBCOST_RENDER_TIME_LIMIT = 0
+    web = member_client(job.account, "member")
+    page = web.get("/admin/reports/wip/", {"format": "pdf"})
+    assert page.status_code == 200
+    assert page["Content-Type"].startswith("text/html")
+    [(level, message)] = messages_of(page)
+    assert level == "error"
+    assert message.startswith("This PDF took longer than the 0-second rendering limit")

@@ -4,19 +4,22 @@ The walk reads the root URL conf itself, so a route added later is walked too: e
 `/v1/openapi.json`, `/docs`, `/healthz` and `/readyz`, each with GET, HEAD, POST, PUT, PATCH,
 DELETE, OPTIONS, TRACE and a made-up method. No answer is a 5xx; every /v1 error is the JSON
 envelope; a 405 names the route's methods in `Allow`; OPTIONS answers 200 or 204 with `Allow`
-and no body, for a key of any role, and 401 without a key.
+and no body, for a key of any role, and 401 without a key. Over a real gunicorn, HEAD on every
+route answers no body, so the next response on the same kept-alive connection still parses.
 """
 
 from __future__ import annotations
 
 import re
 
+import httpx
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from jobcost.models import Project
 from tests.conftest import Api, error_of
 from tests.factories import make_change_order, make_invoice, make_job, make_pay_app
+from tests.live_gunicorn import database_url, gunicorn
 from tests.webhooks.support import make_endpoint
 from webhooks.models import WebhookDelivery
 
@@ -155,3 +158,47 @@ def test_options_still_needs_a_key(walk):
         response = Api(None).client.options(path)
         assert response.status_code == 401, path
         assert error_of(response)["code"] == "api_key_missing"
+
+
+@pytest.fixture
+def live_port(transactional_db):
+    """A gunicorn (one worker, two threads) on the test database; its port."""
+    with gunicorn(database_url(), workers=1, threads=2) as port:
+        yield port
+
+
+def _socket_of(response: httpx.Response):
+    return response.extensions["network_stream"].get_extra_info("socket").getsockname()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_head_answers_no_body_on_any_route_over_one_kept_alive_connection(walk, live_port):
+    """A HEAD body was read by the client as the start of the next response ("illegal
+    status line"): every route's HEAD, each followed by a GET, over one connection."""
+    api, paths = walk
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    headers = {"Authorization": f"Bearer {api.secret}"}
+    answered = []
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{live_port}", limits=limits, headers=headers, timeout=30
+    ) as client:
+        first = client.get("/healthz")
+        connection = _socket_of(first)
+        for path in paths:
+            head = client.head(path)
+            assert head.content == b"", (path, head.status_code)
+            assert head.status_code < 500, path
+            after = client.get("/healthz")  # parses only if the HEAD sent no stray bytes
+            assert after.status_code == 200 and after.json(), path
+            assert _socket_of(head) == _socket_of(after) == connection, path
+            answered.append((path, head.status_code, head.headers.get("content-length")))
+        # The back office's pages too (a login page, a redirect to it), with no key.
+        for path in ("/admin/login/", "/admin/", "/admin/jobcost/project/"):
+            head = client.head(path, headers={"Authorization": ""})
+            assert (head.status_code < 500, head.content) == (True, b""), path
+            assert client.get("/healthz").status_code == 200, path
+            assert _socket_of(head) == connection, path
+    assert len(answered) == len(paths) > 40
+    # The GET's headers, the size included: a list HEAD tells its length.
+    projects = dict((path, length) for path, _, length in answered)["/v1/projects"]
+    assert int(projects) > 0

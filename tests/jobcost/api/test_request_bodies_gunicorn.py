@@ -11,37 +11,18 @@ loopback port, spoken to over a raw socket so the test controls chunking and see
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from jobcost.models import Owner
 from tests.factories import AccountFactory, make_key
-from tests.waiting import until
+from tests.live_gunicorn import database_url, gunicorn
 
-ROOT = Path(settings.BASE_DIR)
 LIMIT = settings.MAX_REQUEST_BODY_BYTES
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def _exchange(port: int, head: bytes, body_parts=()) -> tuple[int | None, dict, bytes, str]:
@@ -109,35 +90,11 @@ def _chunked(data: bytes, size: int = 64 * 1024):
 @pytest.fixture(scope="module")
 def server(django_db_setup, django_db_blocker):
     """A gunicorn of `config/gunicorn.conf.py` (one worker, two threads: the machine is
-    shared) on the test database; yields its port once /healthz answers."""
+    shared) on the test database (`tests.live_gunicorn`); yields its port."""
     with django_db_blocker.unblock():
-        database_url = _database_url()
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "GUNICORN_WORKERS": "1",
-        "GUNICORN_THREADS": "2",
-        "GUNICORN_ACCESS_LOG": "off",
-        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
-    }
-    command = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]
-    command += ["--bind", f"127.0.0.1:{port}", "config.wsgi:application"]
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-
-    def healthy() -> bool:
-        assert process.poll() is None, process.stderr.read().decode()
-        try:
-            return _exchange(port, _head("GET", "/healthz", {}))[0] == 200
-        except OSError:
-            return False
-
-    until(healthy, timeout=30, what="gunicorn to answer /healthz")
-    yield port
-    process.send_signal(signal.SIGINT)  # gunicorn's quick shutdown: nothing is in flight
-    process.wait(timeout=30)
+        db_url = database_url()
+    with gunicorn(db_url, workers=1, threads=2) as port:
+        yield port
 
 
 def test_an_oversized_body_with_content_length_gets_the_413_every_time(server):
