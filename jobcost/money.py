@@ -76,3 +76,11 @@ def plain_dollars(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     whole, fraction = divmod(abs(int(cents)), 100)
     return f"{sign}{whole}.{fraction:02d}"
+
+
+def printed_dollars(cents: int) -> str:
+    """`123450` → `1,234.50`; `-123450` → `(1,234.50)`: a figure as a printed document shows
+    it (the column says dollars; negatives in parentheses), by integer arithmetic."""
+    whole, fraction = divmod(abs(int(cents)), 100)
+    text = f"{whole:,}.{fraction:02d}"
+    return f"({text})" if cents < 0 else text

@@ -48,6 +48,7 @@ from reportlab.platypus import (
 )
 
 from jobcost.documents import deadline
+from jobcost.money import printed_dollars as money
 
 PAGE = landscape(letter)
 MARGIN = 0.5 * inch
@@ -140,13 +141,6 @@ NOT_NEGOTIABLE = (
 )
 # A certification note longer than this prints below the two columns, where it may run on.
 NOTE_INLINE_MAX = 400
-
-
-def money(cents: int) -> str:
-    """`123450` → `1,234.50`; `-123450` → `(1,234.50)`; integer arithmetic only."""
-    whole, fraction = divmod(abs(int(cents)), 100)
-    text = f"{whole:,}.{fraction:02d}"
-    return f"({text})" if cents < 0 else text
 
 
 def day(iso: str | None) -> str:

@@ -36,6 +36,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from jobcost.documents import deadline
 from jobcost.documents.report_files import filter_label
+from jobcost.money import printed_dollars as money
 from jobcost.selectors.reports.table import CENTS, DATE, INTEGER, PERCENT, Column, Report
 
 PAGE = landscape(letter)
@@ -56,13 +57,6 @@ FIGURES = (CENTS, PERCENT, INTEGER, DATE)
 WORDS = ("status", "type")  # codes people read as words: `active` → `Active`
 TITLE = ParagraphStyle("report-title", fontName=BOLD, fontSize=13, leading=16)
 SUBTITLE = ParagraphStyle("report-subtitle", fontName=FONT, fontSize=8, leading=10)
-
-
-def money(cents: int) -> str:
-    """`123450` → `1,234.50`; `-123450` → `(1,234.50)`; integer arithmetic only."""
-    whole, fraction = divmod(abs(int(cents)), 100)
-    text = f"{whole:,}.{fraction:02d}"
-    return f"({text})" if cents < 0 else text
 
 
 def figure(column: Column, value) -> str:

@@ -278,7 +278,10 @@ def scheduled_value_warnings(project: Project, rows: list[dict]) -> list[dict]:
     values (its cost codes' now, plus the file's rows that could be read) do not sum to its
     original contract (G702 line 1, which the schedule of values divides); else `[]`. The
     message is in dollars: "Scheduled values total $1,234,567.00; the contract is
-    $1,300,000.00 ($65,433.00 short)." (docs/budget-import.md, "Warnings")."""
+    $1,300,000.00 ($65,433.00 short)." (docs/budget-import.md, "Warnings").
+
+    Emits: none (a read).
+    """
     existing = CostCode.objects.filter(project=project).aggregate(
         total=Coalesce(Sum("scheduled_value"), 0), count=Count("id")
     )

@@ -105,8 +105,16 @@ def test_bad_dates_are_400_on_the_date_filters(api, account, value):
 
 
 def test_iso_dates_filter_daily_logs(api, account):
-    response = api.get("/v1/daily-logs", {"date[gte]": "0001-01-01", "date[lte]": "9999-12-31"})
+    response = api.get("/v1/daily-logs", {"date[gte]": "1970-01-01", "date[lte]": "2099-12-31"})
     assert response.status_code == 200, response.content
+
+
+@pytest.mark.parametrize("param, value", [("date[gte]", "0001-01-01"), ("date[lte]", "9999-12-31")])
+def test_a_date_filter_outside_the_business_dates_is_400_naming_the_range(
+    api, account, param, value
+):
+    error = _refused(api.get("/v1/daily-logs", {param: value}), param)
+    assert "from 1970-01-01 to 2099-12-31" in error["message"]
 
 
 @pytest.mark.parametrize("path, param", LIST_FILTERS)
