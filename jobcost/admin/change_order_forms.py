@@ -17,10 +17,10 @@ from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
 from jobcost.errors import ApiError
 from jobcost.limits import CHANGE_ORDER_LINES_MAX
 from jobcost.models import (
+    COMMITMENT_BINDING,
     ChangeOrder,
     ChangeOrderKind,
     Commitment,
-    CommitmentStatus,
     CostCode,
     Project,
 )
@@ -155,7 +155,7 @@ class ChangeOrderAddForm(ChangeOrderForm):
     )
     kind = forms.ChoiceField(choices=ChangeOrderKind.choices, initial=ChangeOrderKind.OWNER)
     commitment = LabelledChoiceField(
-        Commitment.objects.filter(status__in=[CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED])
+        Commitment.objects.filter(status__in=COMMITMENT_BINDING)
         .select_related("project", "vendor")
         .order_by("project__number", "number"),
         label_of=commitment_label,

@@ -31,7 +31,14 @@ from jobcost.admin.base import (
 from jobcost.admin.change_order_forms import ChangeOrderAddForm, ChangeOrderForm
 from jobcost.admin.display import dollars
 from jobcost.admin.object_steps import NoForm, ObjectSteps, ReasonForm, Step
-from jobcost.models import ChangeOrder, ChangeOrderKind, ChangeOrderLine, ChangeOrderStatus, PayApp
+from jobcost.models import (
+    CHANGE_ORDER_UNDECIDED,
+    ChangeOrder,
+    ChangeOrderKind,
+    ChangeOrderLine,
+    ChangeOrderStatus,
+    PayApp,
+)
 from jobcost.selectors import visible
 from jobcost.services import change_orders
 
@@ -69,7 +76,7 @@ DONE = {
 def change_order_figures(change_order: ChangeOrder) -> list[tuple[str, str]]:
     """The amount, and the contract (or commitment) it changes, now and after approval."""
     figures = [("Amount", dollars(change_order.amount))]
-    pending = change_order.status in (S.DRAFT, S.PENDING)
+    pending = change_order.status in CHANGE_ORDER_UNDECIDED
     if change_order.kind == ChangeOrderKind.OWNER:
         project = change_order.project
         revised = project.contract_amount + project.approved_changes

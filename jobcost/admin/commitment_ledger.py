@@ -9,9 +9,8 @@ from django.contrib.admin.utils import quote
 from django.urls import reverse
 
 from jobcost.admin.display import accounting
-from jobcost.models import ChangeOrderStatus, Commitment, InvoiceStatus
-
-BILLED = (InvoiceStatus.APPROVED, InvoiceStatus.PAID)
+from jobcost.models import INVOICE_POSTED, ChangeOrderStatus, Commitment
+from jobcost.selectors.commitments import commitment_payments
 
 
 def _link(model: str, pk: str) -> str:
@@ -19,12 +18,13 @@ def _link(model: str, pk: str) -> str:
 
 
 def ledger(commitment: Commitment) -> dict:
-    """The ledger's sections and figures (three queries: invoices, change orders, waivers)."""
+    """The ledger's sections and figures (four queries: the figures, invoices, change orders,
+    waivers); retainage held and paid are `selectors.commitments.commitment_payments`."""
+    payments = commitment_payments(commitment.pk)
     invoices = list(commitment.invoices.order_by("invoice_date", "number"))
     orders = list(commitment.change_orders.order_by("number"))
     waivers = list(commitment.lien_waivers.order_by("through_date", "pk"))
-    billed = [i for i in invoices if i.status in BILLED]
-    paid = [i for i in invoices if i.status == InvoiceStatus.PAID]
+    billed = [i for i in invoices if i.status in INVOICE_POSTED]
     approved_orders = [o for o in orders if o.status == ChangeOrderStatus.APPROVED]
     return {
         "figures": [
@@ -32,12 +32,8 @@ def ledger(commitment: Commitment) -> dict:
             ("approved_changes", "Approved changes", accounting(commitment.approved_changes)),
             ("revised", "Revised amount", accounting(commitment.revised_amount)),
             ("billed_to_date", "Billed to date", accounting(commitment.billed_to_date)),
-            (
-                "retainage_held",
-                "Retainage held",
-                accounting(sum(i.retainage_amount for i in billed)),
-            ),
-            ("paid", "Paid (net of retainage)", accounting(sum(i.net_amount for i in paid))),
+            ("retainage_held", "Retainage held", accounting(payments.retainage_held)),
+            ("paid", "Paid (net of retainage)", accounting(payments.paid)),
             ("remaining", "Remaining to bill", accounting(commitment.remaining)),
         ],
         "invoices": {

@@ -23,10 +23,10 @@ from jobcost.admin.display import dollars
 from jobcost.admin.fields import DollarsField, LabelledChoiceField
 from jobcost.error_codes import CommitmentErrorCode
 from jobcost.errors import ApiError, translate
-from jobcost.models import CostCode, Invoice, InvoiceStatus
+from jobcost.models import INVOICE_EDITABLE, CostCode, Invoice
 from jobcost.services import invoices
 
-CODABLE = (InvoiceStatus.RECEIVED, InvoiceStatus.CODED)
+CODABLE = INVOICE_EDITABLE  # coding is an edit of the invoice (services.invoices)
 # Blank rows offered under the invoice's lines.
 EXTRA_LINES = 3
 

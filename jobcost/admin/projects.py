@@ -25,7 +25,7 @@ from jobcost.admin.budget_forecast import COLUMNS, Forecast
 from jobcost.admin.display import accounting, percent
 from jobcost.admin.fields import DollarsField, LabelledChoiceField, with_account
 from jobcost.admin.object_pages import object_or_404, page_context, page_url
-from jobcost.models import BudgetLine, Owner, Project, ProjectStatus
+from jobcost.models import PROJECT_INITIAL, BudgetLine, Owner, Project, ProjectStatus
 from jobcost.selectors.projects import project_rollup
 from jobcost.selectors.rollups import ProjectRollup
 from jobcost.selectors.visible import with_rollups
@@ -57,7 +57,7 @@ class ProjectAddForm(ServiceForm):
     owner = _owner_field()
     contract_amount = DollarsField(label="Contract amount ($)")
     status = forms.ChoiceField(
-        choices=[(s.value, s.label) for s in (ProjectStatus.BID, ProjectStatus.ACTIVE)],
+        choices=[(s.value, s.label) for s in PROJECT_INITIAL],
         initial=ProjectStatus.BID,
     )
 

@@ -25,6 +25,10 @@ class ChangeOrderStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
+# A change order not yet decided: approvable (and voidable).
+CHANGE_ORDER_UNDECIDED = (ChangeOrderStatus.DRAFT, ChangeOrderStatus.PENDING)
+
+
 class ChangeOrder(Audited, TimestampedModel):
     """A change to the prime contract (`owner`) or to a commitment (`commitment`).
 

@@ -23,6 +23,11 @@ class CommitmentStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
+# A commitment that binds the vendor (committed on the budget, billable, open to change
+# orders): executed, or closed with its bills kept.
+COMMITMENT_BINDING = (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED)
+
+
 class Commitment(Audited, TimestampedModel):
     """A subcontract or purchase order with a vendor.
 

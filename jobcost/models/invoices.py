@@ -20,6 +20,12 @@ class InvoiceStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
+# The invoice's status sets, read by services, selectors and the back office alike: still
+# open to edit, coding and void; posted (its cost on the budget, billed to its commitment).
+INVOICE_EDITABLE = (InvoiceStatus.RECEIVED, InvoiceStatus.CODED)
+INVOICE_POSTED = (InvoiceStatus.APPROVED, InvoiceStatus.PAID)
+
+
 class Invoice(Audited, TimestampedModel):
     """A vendor's bill against an executed commitment.
 

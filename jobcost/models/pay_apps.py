@@ -21,6 +21,8 @@ class PayAppStatus(models.TextChoices):
 
 
 CERTIFIED_STATUSES = (PayAppStatus.SUBMITTED, PayAppStatus.APPROVED, PayAppStatus.PAID)
+# Approved by the owner: a certificate, owed until paid.
+OWNER_CERTIFIED = (PayAppStatus.APPROVED, PayAppStatus.PAID)
 
 
 class PayAppFormat(models.TextChoices):

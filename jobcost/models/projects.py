@@ -18,6 +18,12 @@ class ProjectStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
+# A project's status sets: the ones a project may be created in; the ones in progress (on
+# the WIP schedule).
+PROJECT_INITIAL = (ProjectStatus.BID, ProjectStatus.ACTIVE)
+PROJECT_IN_PROGRESS = (ProjectStatus.ACTIVE, ProjectStatus.CLOSEOUT)
+
+
 class Project(Audited, TimestampedModel):
     """A construction job under a prime contract with an owner.
 

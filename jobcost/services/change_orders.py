@@ -17,12 +17,13 @@ from audit.services import record_created
 from jobcost.error_codes import CommitmentErrorCode, RequestErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
+    CHANGE_ORDER_UNDECIDED,
+    COMMITMENT_BINDING,
     ChangeOrder,
     ChangeOrderKind,
     ChangeOrderLine,
     ChangeOrderStatus,
     Commitment,
-    CommitmentStatus,
     PayApp,
     PayAppStatus,
     Project,
@@ -284,7 +285,7 @@ def _approve_owner(change_order: ChangeOrder, project: Project) -> None:
 
 def _approve_commitment(change_order: ChangeOrder) -> None:
     commitment = lock(Commitment, change_order.commitment_id)
-    if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
+    if commitment.status not in COMMITMENT_BINDING:
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}; change it directly "
             "while draft, or execute it first.",
@@ -329,7 +330,7 @@ def change_order_approve(*, change_order_id: str) -> ChangeOrder:
         lock(Commitment, commitment_id)
     change_order = lock(ChangeOrder, change_order_id)
     project = lock_open_project(change_order.project_id)
-    if change_order.status not in (S.DRAFT, S.PENDING):
+    if change_order.status not in CHANGE_ORDER_UNDECIDED:
         raise not_allowed(change_order, "approve")
     if change_order.kind == ChangeOrderKind.OWNER:
         _approve_owner(change_order, project)

@@ -24,6 +24,8 @@ from django.utils import timezone
 from jobcost.error_codes import CommitmentErrorCode, InvoiceErrorCode, PayAppErrorCode
 from jobcost.errors import Conflict, InvalidRequest, ValidationFailed
 from jobcost.models import (
+    COMMITMENT_BINDING,
+    INVOICE_EDITABLE,
     Commitment,
     CommitmentStatus,
     Invoice,
@@ -303,7 +305,7 @@ def invoice_update(*, invoice_id: str, changes: dict) -> Invoice:
         commitment, invoice = None, _lock_for_coding(invoice_id)
     else:
         commitment, invoice = _lock_for_change(invoice_id)
-    if invoice.status not in (S.RECEIVED, S.CODED):
+    if invoice.status not in INVOICE_EDITABLE:
         raise not_allowed(
             invoice,
             message=f"An {invoice.status} invoice cannot be edited.",
@@ -366,7 +368,7 @@ def invoice_approve(*, invoice_id: str) -> Invoice:
             invoice,
             message=f"Only coded invoices can be approved; this one is {invoice.status}.",
         )
-    if commitment.status not in (CommitmentStatus.EXECUTED, CommitmentStatus.CLOSED):
+    if commitment.status not in COMMITMENT_BINDING:
         raise Conflict(
             f"Commitment {commitment.number} is {commitment.status}.",
             code=CommitmentErrorCode.COMMITMENT_NOT_EXECUTED,
@@ -436,7 +438,7 @@ def invoice_void(*, invoice_id: str) -> Invoice:
     return transition(
         Invoice,
         invoice_id,
-        allowed=(S.RECEIVED, S.CODED),
+        allowed=INVOICE_EDITABLE,
         to=S.VOID,
         verb="void",
         action="voided",

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from jobcost.error_codes import ProjectErrorCode
 from jobcost.errors import Conflict, InvalidRequest
-from jobcost.models import Owner, Project, ProjectStatus
+from jobcost.models import PROJECT_INITIAL, Owner, Project, ProjectStatus
 from jobcost.services.common import (
     apply_changes,
     check_writable,
@@ -67,7 +67,7 @@ def project_create(
     Emits: audit project.created; events project.created.
     """
     ensure_same_account(owner, account_id, param="owner", noun="owner")
-    if status not in (S.BID, S.ACTIVE):
+    if status not in PROJECT_INITIAL:
         raise InvalidRequest("A new project starts as 'bid' or 'active'.", param="status")
     project = Project(
         account_id=account_id,

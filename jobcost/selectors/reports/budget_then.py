@@ -25,6 +25,7 @@ from django.db.models import F, Sum
 
 from jobcost.figures import BudgetFigures
 from jobcost.models import (
+    INVOICE_POSTED,
     BudgetLine,
     ChangeOrder,
     ChangeOrderKind,
@@ -32,12 +33,11 @@ from jobcost.models import (
     ChangeOrderStatus,
     Commitment,
     InvoiceLine,
-    InvoiceStatus,
     Project,
 )
 from jobcost.selectors.reports.as_of import end_of, existing, values_then
 
-POSTED_STATUSES = (InvoiceStatus.APPROVED, InvoiceStatus.PAID)
+POSTED_STATUSES = INVOICE_POSTED
 
 
 @dataclass

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import datetime
 
-from django.db.models import F, Sum
+from django.db.models import F
 
 from jobcost.models import Invoice, Project
 from jobcost.scope import Scope
+from jobcost.selectors.commitments import RETAINAGE_HELD
 from jobcost.selectors.reports.as_of import billing_pay_apps, end_of, existing
 from jobcost.selectors.reports.budget_then import POSTED_STATUSES
 from jobcost.selectors.reports.table import (
@@ -198,7 +199,7 @@ def retainage_report(
             "vendor_id",
             "vendor__name",
         )
-        .annotate(held=Sum("retainage_amount"))
+        .annotate(held=RETAINAGE_HELD)
         .filter(held__gt=0)
         .order_by()
     )

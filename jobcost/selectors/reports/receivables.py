@@ -19,7 +19,7 @@ import datetime
 
 from django.db.models import F
 
-from jobcost.models import PayApp, PayAppStatus, Project
+from jobcost.models import OWNER_CERTIFIED, PayApp, Project
 from jobcost.scope import Scope
 from jobcost.selectors.pay_apps import receipts_sum
 from jobcost.selectors.reports.as_of import billing_pay_apps, end_of, existing
@@ -80,7 +80,7 @@ def ar_aging_report(
     certificates = (
         PayApp.objects.filter(
             project_id__in=list(by_id),
-            status__in=(PayAppStatus.APPROVED, PayAppStatus.PAID),
+            status__in=OWNER_CERTIFIED,
             approved_at__lt=moment,
         )
         .annotate(received=receipts_sum(created_at__lt=moment))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime
 
-from jobcost.models import Project, ProjectStatus
+from jobcost.models import PROJECT_IN_PROGRESS, Project
 from jobcost.scope import Scope
 from jobcost.selectors.reports.as_of import billing_pay_apps, end_of, existing
 from jobcost.selectors.reports.budget_then import budget_lines_then, contracts_then
@@ -38,7 +38,7 @@ from jobcost.selectors.reports.table import (
 )
 from jobcost.selectors.rollups import ProjectRollup
 
-IN_PROGRESS = (ProjectStatus.ACTIVE, ProjectStatus.CLOSEOUT)
+IN_PROGRESS = PROJECT_IN_PROGRESS
 
 WIP = ReportSpec(
     name="wip",
