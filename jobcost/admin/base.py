@@ -535,19 +535,29 @@ def change_link(model: type[models.Model], pk: str | None, label: str | None = N
 
 
 class ReasonForm(forms.Form):
-    """The reason asked by `run_each_with_reason`: required (True), optional (False) or not
-    asked at all (None: the page only confirms)."""
+    """The one confirmation form of the back office (an object page's step, `ObjectSteps`,
+    and a list action, `run_each_with_reason`): a reason, a textarea labelled "Reason" of at
+    most 2,000 characters — optional (`required=False`, the default), required (True:
+    rejections, overrides) or not asked at all (None: the page only confirms)."""
 
     reason = forms.CharField(
         label="Reason", widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000
     )
 
-    def __init__(self, *args, required: bool | None, **kwargs) -> None:
+    def __init__(self, *args, required: bool | None = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         if required is None:
             del self.fields["reason"]
         else:
             self.fields["reason"].required = required
+
+
+class RequiredReasonForm(ReasonForm):
+    """`ReasonForm` that will not go on without a reason (rejections, overrides)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("required", True)
+        super().__init__(*args, **kwargs)
 
 
 def run_each_with_reason(

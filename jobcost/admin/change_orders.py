@@ -19,6 +19,7 @@ from django.http import HttpResponseRedirect
 
 from jobcost.admin.base import (
     ReadOnlyInline,
+    ReasonForm,
     ServiceAdmin,
     TransitionActions,
     change_link,
@@ -30,7 +31,7 @@ from jobcost.admin.base import (
 )
 from jobcost.admin.change_order_forms import ChangeOrderAddForm, ChangeOrderForm
 from jobcost.admin.display import dollars
-from jobcost.admin.object_steps import NoForm, ObjectSteps, ReasonForm, Step
+from jobcost.admin.object_steps import NoForm, ObjectSteps, Step
 from jobcost.models import (
     CHANGE_ORDER_UNDECIDED,
     ChangeOrder,

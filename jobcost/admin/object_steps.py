@@ -36,25 +36,6 @@ class NoForm(forms.Form):
     """A confirmation that asks nothing."""
 
 
-class ReasonForm(forms.Form):
-    """A confirmation that asks a reason (a textarea labelled "Reason"), optional."""
-
-    reason = forms.CharField(
-        label="Reason",
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        required=False,
-        max_length=2000,
-    )
-
-
-class RequiredReasonForm(ReasonForm):
-    """A confirmation that will not go on without a reason (rejections, overrides)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["reason"].required = True
-
-
 @dataclass(frozen=True)
 class Step:
     """One button of an object page.

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from django import forms
 from django.db import transaction
 
-from jobcost.admin.base import REFUSALS
+from jobcost.admin.base import REFUSALS, RequiredReasonForm
 from jobcost.admin.display import dollars, percent
 from jobcost.admin.fields import DollarsField
-from jobcost.admin.object_steps import NoForm, RequiredReasonForm, Step
+from jobcost.admin.object_steps import NoForm, Step
 from jobcost.admin.pay_app_owner import APPROVE, MARK_PAID, RECORD_PAYMENT
 from jobcost.error_codes import PayAppErrorCode
 from jobcost.errors import ValidationFailed, translate

@@ -23,6 +23,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from jobcost.admin.base import (
+    ReasonForm,
     ServiceAdmin,
     ServiceForm,
     TransitionActions,
@@ -32,7 +33,7 @@ from jobcost.admin.base import (
 )
 from jobcost.admin.display import dollars
 from jobcost.admin.fields import LabelledChoiceField, with_account
-from jobcost.admin.object_steps import ObjectSteps, ReasonForm
+from jobcost.admin.object_steps import ObjectSteps
 from jobcost.admin.pay_app_close import (
     DONE,
     EXPLAIN,
