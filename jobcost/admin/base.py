@@ -278,18 +278,31 @@ def enforce_tenancy(site: admin.AdminSite) -> None:
         site.register(model, wrapped)
 
 
-class ServiceForm(forms.ModelForm):
-    """A ModelForm whose last validation step is the service call.
+# The request attribute that carries a refused save to the page drawn again.
+SERVICE_REFUSAL = "_jobcost_service_refusal"
 
-    `ServiceAdmin.get_form` binds `service_admin`, `service_request` and `service_obj` (None
-    when adding) on the generated class. After the form's own field and model validation
-    pass, `full_clean` runs `service_admin.service_save(...)` in a savepoint and keeps the
-    saved object in `saved_object`; a refusal is added as a form error instead."""
+
+class ServiceRefused(Exception):
+    """A service refused the save `ServiceAdmin.save_model` asked for: `error` is the
+    refusal in the API's terms, shown on the form when the page is drawn again."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class ServiceForm(forms.ModelForm):
+    """A ModelForm whose data a service saves, after validation (`ServiceAdmin.save_model`).
+
+    `ServiceAdmin.get_form` binds `service_admin`, `service_request`, `service_obj` (None
+    when adding) and `service_refusal` on the generated class. Validation writes nothing;
+    when the service refused the save, the page is drawn again from the same POST with
+    `service_refusal` set, and `full_clean` places it on the form (`place_refusal`)."""
 
     service_admin: ServiceAdmin | None = None
     service_request = None
     service_obj: models.Model | None = None
-    saved_object: models.Model | None = None
+    service_refusal: ApiError | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -308,16 +321,8 @@ class ServiceForm(forms.ModelForm):
 
     def full_clean(self) -> None:
         super().full_clean()
-        if not self.is_bound or self._errors or self.service_admin is None:
-            return
-        try:
-            with transaction.atomic():
-                self.saved_object = self.service_admin.service_save(
-                    self.service_request, self, self.service_obj
-                )
-        except REFUSALS as exc:
-            self.saved_object = None
-            self.place_refusal(translate(exc))
+        if self.is_bound and not self._errors and self.service_refusal is not None:
+            self.place_refusal(self.service_refusal)
 
     def place_refusal(self, error: ApiError) -> None:
         """Show the service's refusal next to the field its `param` names (through the
@@ -372,13 +377,32 @@ class ServiceAdmin(TenantAdmin):
         form.service_admin = self
         form.service_request = request
         form.service_obj = obj
+        form.service_refusal = getattr(request, SERVICE_REFUSAL, None)
         return form
 
-    def save_form(self, request, form, change):
-        return form.saved_object
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """Django's add and change pages; a save the service refused (`ServiceRefused`, its
+        transaction rolled back) draws the page again from the same POST, with the refusal
+        on the form and nothing written."""
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ServiceRefused as refused:
+            setattr(request, SERVICE_REFUSAL, refused.error)
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
     def save_model(self, request, obj, form, change) -> None:
-        """Nothing to do: the service saved (and audited) the object during validation."""
+        """Save through `service_save` (with only the fields the user changed), which also
+        writes the audit trail; `obj` then is the saved instance. A refusal raises
+        `ServiceRefused` (`changeform_view` shows it on the form)."""
+        try:
+            with transaction.atomic():
+                saved = self.service_save(request, form, form.service_obj)
+        except REFUSALS as exc:
+            raise ServiceRefused(translate(exc)) from exc
+        # Django goes on with `obj` (the change message, the redirect, `response_add`): it
+        # becomes the instance the service saved, with what the service attached to it (a new
+        # API key's secret, shown once).
+        vars(obj).update(vars(saved))
 
     def save_related(self, request, form, formsets, change) -> None:
         """Nothing to do: services own relations (e.g. an API key's projects); inlines of a
@@ -389,11 +413,7 @@ class ServiceAdmin(TenantAdmin):
         return super().construct_change_message(request, form, [], add)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        # A POST that re-renders the form did not succeed as a whole (e.g. an inline's
-        # management data was missing after the service ran): undo the service's write too.
         form = context["adminform"].form
-        if request.method == "POST" and getattr(form, "saved_object", None) is not None:
-            transaction.set_rollback(True)
         if request.method == "POST" and obj is not None and form.errors:
             # A refused save shows the stored figures: the form keeps what was typed, but the
             # read-only and computed fields read the row as it is in the database, not the
