@@ -60,6 +60,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff format .

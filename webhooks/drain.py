@@ -431,7 +431,7 @@ def drain(
     lane: str,
     *,
     budget: float = BUDGET_SECONDS,
-    on_backlog: Callable[[], None] | None = None,
+    on_backlog: Callable[[], object] | None = None,
 ) -> DrainResult:
     """Send the endpoint's due deliveries for up to `budget` seconds in one of its slots.
 

@@ -14,7 +14,7 @@ class EventFilter(ProjectChildFilterSet):
 
     class Meta:
         model = Event
-        fields = []
+        fields: list[str] = []
 
 
 class WebhookEndpointFilter(JobcostFilterSet):
@@ -22,4 +22,4 @@ class WebhookEndpointFilter(JobcostFilterSet):
 
     class Meta:
         model = WebhookEndpoint
-        fields = []
+        fields: list[str] = []

@@ -128,7 +128,7 @@ def system_resolver(host: str, port: int) -> list[str]:
     """The addresses `getaddrinfo` gives for (host, port), in its order (the default
     WEBHOOKS_RESOLVER). Raises OSError when the name does not resolve."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    return list(dict.fromkeys(info[4][0] for info in infos))
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:

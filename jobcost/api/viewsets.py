@@ -73,7 +73,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     `filterset_class`; handlers call `parse`, `render` and `render_list` and one service or
     selector."""
 
-    filterset_class = None
+    filterset_class: type | None = None
     lookup_value_regex = "[^/]+"
     # OPTIONS answers 200 with `Allow` and no body (jobcost.api.metadata); any other method
     # is 405 `method_not_allowed` in the envelope.

@@ -51,7 +51,7 @@ from jobcost.services.totals import (
 )
 
 S = ChangeOrderStatus
-PREFIX = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
+PREFIX: dict[str, str] = {ChangeOrderKind.OWNER: "CO", ChangeOrderKind.COMMITMENT: "CCO"}
 
 
 def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]:

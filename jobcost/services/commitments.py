@@ -41,7 +41,7 @@ S = CommitmentStatus
 # docs/resources.md: in draft, PATCH writes the amount, number, cost code and retainage (and the
 # description); vendor and type are fixed once created.
 WRITABLE = frozenset({"number", "cost_code", "original_amount", "retainage_pct", "description"})
-PREFIX = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}
+PREFIX: dict[str, str] = {CommitmentType.SUBCONTRACT: "SC", CommitmentType.PURCHASE_ORDER: "PO"}
 
 
 def _check_cost_code(project: Project, cost_code: CostCode | None) -> None:

@@ -39,7 +39,7 @@ def pay_app_document_store(pay_app: PayApp, stage: str) -> PayAppDocument:
         snapshot["stage"] = "certified"
         snapshot["certificate"] = {
             "amount_certified": pay_app.amount_certified,
-            "certified_on": pay_app.certified_on.isoformat(),
+            "certified_on": pay_app.certified_on.isoformat() if pay_app.certified_on else None,
             "note": pay_app.certification_note,
         }
     else:

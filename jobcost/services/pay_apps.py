@@ -65,7 +65,7 @@ def _previous_work(project_id: str, before_number: int) -> dict[tuple[str, str],
         .values("cost_code_id", "change_order_id")
         .annotate(work=Sum("this_period"))
     )
-    carried = {}
+    carried: dict[tuple[str, str], int] = {}
     for row in rows:
         key = (
             ("co", row["change_order_id"])
@@ -128,9 +128,12 @@ def pay_app_create(
             code=PayAppErrorCode.DRAFT_PAY_APP_EXISTS,
             object_id=draft.pk,
         )
-    clash = PayApp.objects.filter(project=project, period_end__gte=period_start).order_by("-number")
-    if clash.exists():
-        latest = clash.first()
+    latest = (
+        PayApp.objects.filter(project=project, period_end__gte=period_start)
+        .order_by("-number")
+        .first()
+    )
+    if latest is not None:
         raise ValidationFailed(
             f"The period overlaps pay app #{latest.number} ({latest.period_start} to "
             f"{latest.period_end}); a new period starts after {latest.period_end}.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import F, Max, Sum
 from django.db.models.functions import Abs
@@ -52,14 +53,16 @@ def ensure_project_totals(
     the project's row lock, so concurrent writes to the project cannot pass the check
     together."""
     if locked is not None:
-        project = {
+        project: dict[str, Any] = {
             "number": locked.number,
             "contract_amount": locked.contract_amount,
             "approved_changes": locked.approved_changes,
         }
     else:
-        project = Project.objects.values("number", "contract_amount", "approved_changes").get(
-            pk=project_id
+        project = dict(
+            Project.objects.values("number", "contract_amount", "approved_changes").get(
+                pk=project_id
+            )
         )
     revised = project["contract_amount"] + project["approved_changes"]
     name = f"project {project['number']}"

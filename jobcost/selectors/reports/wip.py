@@ -114,12 +114,12 @@ def wip_row(project: Project, contract, lines: list, billed: int) -> dict:
 def wip_report(scope: Scope, *, as_of: datetime.date, project: str | None = None) -> Report:
     """The WIP schedule at the end of `as_of` for the projects `scope` sees (one project with
     `project`). Ten queries for any number of projects and lines."""
-    projects = existing(scope.filter(Project.objects.all(), "id"), end_of(as_of))
+    started = existing(scope.filter(Project.objects.all(), "id"), end_of(as_of))
     if project is not None:
-        projects = projects.filter(pk=project)
-    projects = list(projects)
-    contracts = contracts_then(projects, as_of)
-    projects = [p for p in projects if contracts[p.pk].status in IN_PROGRESS]
+        started = started.filter(pk=project)
+    found = list(started)
+    contracts = contracts_then(found, as_of)
+    projects = [p for p in found if contracts[p.pk].status in IN_PROGRESS]
     ids = [p.pk for p in projects]
     lines_by_project: dict[str, list] = {pk: [] for pk in ids}
     for line in budget_lines_then(ids, as_of):
