@@ -221,7 +221,7 @@ def progress_rows_of_the_page() -> list[str]:
     ]
 
 
-def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_readme_password():
+def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_documented_password():
     from django.contrib.auth import get_user_model
 
     from jobcost.demo import accountant
@@ -234,8 +234,8 @@ def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_readme_pa
     assert (membership.account.name, membership.role) == (data.ACCOUNT_NAME, "manager")
     assert not membership.projects.exists()
     assert user.check_password(accountant.DEVELOPMENT_PASSWORD)
-    readme = (Path(settings.BASE_DIR) / "README.md").read_text()
-    assert accountant.DEVELOPMENT_PASSWORD in readme
+    page = (Path(settings.BASE_DIR) / "docs" / "backoffice" / "index.md").read_text()
+    assert accountant.DEVELOPMENT_PASSWORD in page
 
 
 def test_outside_development_the_demo_accountant_has_no_usable_password(settings):
