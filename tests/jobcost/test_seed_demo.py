@@ -136,8 +136,9 @@ def test_a_demo_seeded_before_the_money_flow_gets_its_billing_periods_once():
 
 
 def test_a_demo_seeded_before_the_field_records_gets_them_once():
-    """A database seeded before issue 5 gets the RFIs, logs and proposals added once, and its
-    change orders (past draft by then) are linked to their RFIs through the service."""
+    """A database seeded before the demo had field records gets the RFIs, logs and proposals
+    added once, and its change orders (past draft by then) are linked to their RFIs through the
+    service."""
     with transaction.atomic(), acting_as(SYSTEM):
         demo_progress_load(demo_setup_load())
     before = row_counts()
