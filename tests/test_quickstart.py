@@ -2,7 +2,7 @@
 in one bash session, against a live server of the test database seeded as `make run` seeds it
 (`seed_demo`). Each block's output must hold every line of the output the page shows below
 it, but for what differs from run to run (IDs, keys, timestamps, the server's version) and
-what the page abridges (`…`). The README's short quickstart runs the same way."""
+what the page abridges (`…`). README.md's short quickstart runs the same way."""
 
 from __future__ import annotations
 
