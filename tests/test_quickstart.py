@@ -59,7 +59,23 @@ def _run(commands: list[str], live_server, tmp_path) -> list[str]:
     for number, block in enumerate(commands):
         script += [f"echo '{MARK.format(number)}'", block]
     (tmp_path / "var").mkdir()
-    result = subprocess.run(
+    before = set(BASE.iterdir())
+    try:
+        result = _bash(script, live_server, tmp_path)
+    finally:
+        # What the page saves in the project folder (the PDF of step 8) goes with the test:
+        # a new file the commands name, and no other process's.
+        for made in set(BASE.iterdir()) - before:
+            if made.is_file() and made.name in "\n".join(commands):
+                made.unlink()
+    assert result.returncode == 0, result.stderr[-2000:]
+    outputs = re.split(r"=== quickstart block \d+ ===\n", result.stdout)[1:]
+    assert len(outputs) == len(commands)
+    return outputs
+
+
+def _bash(script: list[str], live_server, tmp_path) -> subprocess.CompletedProcess:
+    return subprocess.run(
         ["bash", "-c", "\n".join(script).replace("http://127.0.0.1:8000", live_server.url)],
         cwd=BASE,
         env={
@@ -71,10 +87,6 @@ def _run(commands: list[str], live_server, tmp_path) -> list[str]:
         text=True,
         timeout=300,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    outputs = re.split(r"=== quickstart block \d+ ===\n", result.stdout)[1:]
-    assert len(outputs) == len(commands)
-    return outputs
 
 
 def test_the_quickstart_runs_as_written(live_server, tmp_path):
