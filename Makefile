@@ -1,11 +1,12 @@
-# The two commands: `make run` and `make test` (README). Everything else supports them.
+# The two commands: `make run` and `make test` (docs/development.md). Everything else
+# supports them.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 # Every target here is local work: development settings (a key kept in var/secret_key, any
-# host, no HTTPS redirect). Production sets JOBCOST_ENV=production (README, "Production").
+# host, no HTTPS redirect). Production sets JOBCOST_ENV=production (docs/operations/production.md).
 export JOBCOST_ENV ?= development
 # Python keeps the bytecode it compiles (in __pycache__/, which git ignores) even where the
 # environment asks it not to (PYTHONDONTWRITEBYTECODE, set on our CI machines). Without the
@@ -14,7 +15,7 @@ export JOBCOST_ENV ?= development
 # 0.85 s, and a fresh clone's `make test` took 188 s instead of 174 s.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install var run migrate seed test lint format bench bench-reads bench-webhooks bench-bounds bench-writes bench-import bench-soak fuzz clean
+.PHONY: install var run migrate seed test lint format docs bench bench-reads bench-webhooks bench-bounds bench-writes bench-import bench-soak fuzz clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +38,7 @@ seed: migrate
 	$(BIN)/python manage.py seed_demo
 
 ## run: install, migrate, load the demo job, then serve the API and admin with a Celery
-## worker (and beat) beside it, on all queues, with threads (README "Running workers").
+## worker (and beat) beside it, on all queues, with threads (docs/operations/workers.md).
 ## Ctrl-C stops both.
 run: seed
 	@mkdir -p var
@@ -49,9 +50,9 @@ run: seed
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	WEBHOOKS_ALLOW_INSECURE_LOCALHOST=1 $(BIN)/python manage.py runserver --insecure --noreload $(HOST):$(PORT)
 
-## test: the whole suite, spread over TEST_WORKERS pytest-xdist processes (README "The two
-## commands"; TEST_WORKERS=0 runs it in this process). PostgreSQL and Redis when DATABASE_URL /
-## REDIS_URL are set; each worker gets its own database and Redis database.
+## test: the whole suite, spread over TEST_WORKERS pytest-xdist processes (docs/development.md;
+## TEST_WORKERS=0 runs it in this process). PostgreSQL and Redis when DATABASE_URL / REDIS_URL
+## are set; each worker gets its own database and Redis database.
 TEST_WORKERS ?= 2
 test: install
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
@@ -61,6 +62,12 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/mypy
+
+## docs: the documentation site (docs/, mkdocs.yml) built into site/ with MkDocs and the
+## Material theme; --strict turns every warning (a broken link or anchor, a page missing from
+## the navigation) into a failure.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 format: install
 	$(BIN)/ruff format .
@@ -79,12 +86,12 @@ bench-reads: migrate
 		--connections $${CONNECTIONS:-8}
 
 ## bench-bounds: create and approve of maximum-size change orders, invoices, daily logs and pay-app
-## PATCHes through the API (README "Limits"); needs PostgreSQL.
+## PATCHes through the API (docs/operations/limits.md); needs PostgreSQL.
 bench-bounds: migrate
 	$(BIN)/python manage.py bench_bounds --runs $${RUNS:-3}
 
 ## bench-webhooks: webhook deliveries per second of one main Celery worker process (as in
-## production, README "Running workers"; WORKERS=1,2 for more) beside a plain httpx loop (the
+## production, docs/operations/workers.md; WORKERS=1,2 for more) beside a plain httpx loop (the
 ## ceiling), their ratio, and a fast endpoint's delay beside a slow one. Needs PostgreSQL
 ## (DATABASE_URL) and Redis (REDIS_URL).
 bench-webhooks: migrate
@@ -92,13 +99,13 @@ bench-webhooks: migrate
 		--endpoints $${ENDPOINTS:-5} --workers $${WORKERS:-1}
 
 ## bench-writes: invoices through create → code → approve on one commitment by 8 clients against
-## gunicorn (2 workers × 4 threads), beside pgbench's hot-row ceiling (README "Benchmarks").
+## gunicorn (2 workers × 4 threads), beside pgbench's hot-row ceiling (docs/benchmarks.md).
 ## Needs PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and pgbench.
 bench-writes: SECONDS ?= 20
 bench-writes: migrate
 	$(BIN)/python manage.py bench_writes --clients $${CLIENTS:-8} --seconds $(SECONDS)
 
-## bench-soak: the memory soak (README "Memory soak"): SECONDS (600) of reads, writes and webhook
+## bench-soak: the memory soak (docs/benchmarks.md): SECONDS (600) of reads, writes and webhook
 ## deliveries against gunicorn (2 workers × 4 threads) and one Celery worker; prints each
 ## process's RSS growth after the warm-up (the first 20 %) beside the 5 % ceiling, PASS or FAIL.
 ## Needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
@@ -112,7 +119,7 @@ bench-import: migrate
 	$(BIN)/python manage.py bench_import --rows $${ROWS:-5000} --runs $${RUNS:-1}
 
 ## fuzz: schemathesis over the whole API for longer than the test suite's bounded run, with a
-## random seed (README "Fuzzing the API"). Needs PostgreSQL (DATABASE_URL).
+## random seed (docs/openapi.md, "Fuzzing the API"). Needs PostgreSQL (DATABASE_URL).
 fuzz: install
 	FUZZ_SEED=$${FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')} \
 	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-100} FUZZ_TIMEOUT=$${FUZZ_TIMEOUT:-3600} \

@@ -8,8 +8,8 @@ trail's own entries need IDs and `audit` imports no other app (docs/architecture
 The random bytes are read `_BUFFER_BYTES` at a time into a buffer of the thread's own, not
 18 per ID: each `os.urandom` is a system call that lets go of the GIL, and every API request
 makes at least one ID (its `req_` request ID), so under gunicorn's threads each call was a hand
-over of the GIL to another thread and back (README "Reads under gunicorn"). A forked child
-starts with no buffer (`os.register_at_fork`): it never makes the IDs its parent will.
+over of the GIL to another thread and back (docs/benchmarks.md, "Reads under gunicorn"). A forked
+child starts with no buffer (`os.register_at_fork`): it never makes the IDs its parent will.
 """
 
 import os

@@ -300,7 +300,7 @@ def audit_record_many(entries: list[dict[str, Any]]) -> list[AuditEntry]:
     """Append many entries in one INSERT, each a dict of `audit_record`'s keyword arguments,
     all stamped with the current actor and request id; sends `entries_recorded` once, with the
     list (inside a `batch()`, they join the batch). Used for bulk moves (many budget lines
-    under one approval, README "Limits")."""
+    under one approval, docs/operations/limits.md)."""
     if not entries:
         return []
     actor = current_actor()

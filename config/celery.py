@@ -19,7 +19,7 @@ app.conf.beat_schedule = {
         "task": "jobcost.tasks.purge_expired_idempotency_keys",
         "schedule": crontab(minute="*/15"),
     },
-    # README "Webhooks and events": due webhook retries (and anything a broker outage dropped)
+    # docs/webhooks.md: due webhook retries (and anything a broker outage dropped)
     # every 5 s.
     "sweep-due-webhook-deliveries": {
         "task": "webhooks.tasks.sweep_due_deliveries",
@@ -44,8 +44,8 @@ def freeze_loaded_objects(**kwargs):
     the garbage collector (`gc.freeze`), as the web workers do (config/gunicorn.conf.py):
     the objects a batch of deliveries keeps alive no longer make full collections scan all
     of Django. It runs in the worker's main process, where the `threads` (or `solo`) pool the
-    README's workers use runs the tasks; a `prefork` pool's children are not frozen.
-    CELERY_GC_FREEZE=off leaves the collector as Python sets it."""
+    documented workers use (docs/operations/workers.md) runs the tasks; a `prefork` pool's children
+    are not frozen. CELERY_GC_FREEZE=off leaves the collector as Python sets it."""
     if os.environ.get("CELERY_GC_FREEZE", "on").lower() != "off":
         gc.collect()
         gc.freeze()

@@ -1,5 +1,5 @@
 """Which environment the service runs in, and the settings that refuse to start when they
-are unsafe for it (README, "Production").
+are unsafe for it (docs/operations/production.md).
 
 `JOBCOST_ENV` is `development` or `production`; unset means production, so a deployment that
 forgets it gets the strict checks rather than the lax ones. `make run`, `make test` and the
@@ -49,7 +49,7 @@ def secret_key(env: str, var_dir: Path) -> str:
             f"DJANGO_SECRET_KEY to at least {MIN_SECRET_KEY_LENGTH} random characters (not "
             "the built-in development key), e.g. from python3 -c 'import secrets; "
             "print(secrets.token_urlsafe(50))'. For local development set "
-            'JOBCOST_ENV=development instead (README, "Production").'
+            "JOBCOST_ENV=development instead (docs/operations/production.md)."
         )
     return key
 
@@ -98,8 +98,8 @@ PREPARE_OFF = ("off", "false", "no", "")
 
 
 def prepare_threshold() -> int | None:
-    """DATABASE_PREPARE_THRESHOLD (README "Configuration"): how many runs of a statement on a
-    connection before PostgreSQL prepares it (default 5; 0 prepares every statement at once),
+    """DATABASE_PREPARE_THRESHOLD (docs/operations/configuration.md): how many runs of a statement
+    on a connection before PostgreSQL prepares it (default 5; 0 prepares every statement at once),
     or None for `off`, `false`, `no` or empty (nothing prepared, for an old PgBouncer in
     transaction mode). Anything else is refused."""
     value = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()

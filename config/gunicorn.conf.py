@@ -1,4 +1,4 @@
-"""Gunicorn settings for production (README, "Serving the API (gunicorn)").
+"""Gunicorn settings for production (docs/operations/production.md, "Serving the API (gunicorn)").
 
     .venv/bin/gunicorn -c config/gunicorn.conf.py config.wsgi:application
 
@@ -67,7 +67,7 @@ access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"
 # collection scans it again (`gc.freeze`). A request keeps its few thousand objects alive
 # until it answers (a 100-invoice list: 500 model instances and their dicts), so they survive
 # the young collections and soon call for a full one, which scanned the whole application
-# every time: a fifth of a list's CPU (README "Reads under gunicorn"). "off" leaves the
+# every time: a fifth of a list's CPU (docs/benchmarks.md, "Reads under gunicorn"). "off" leaves the
 # collector as Python sets it.
 freeze_gc = os.environ.get("GUNICORN_GC_FREEZE", "on").lower() != "off"
 
@@ -76,7 +76,7 @@ freeze_gc = os.environ.get("GUNICORN_GC_FREEZE", "on").lower() != "off"
 # rendering a PDF (pure Python, for seconds) made each of a read's dozen returns from
 # PostgreSQL wait up to 5 ms for it: a read beside two renderings took a median 0.05–0.10 s
 # and up to 0.68 s; at 1 ms a median 0.03 s and at most 0.35 s, the renderings no slower
-# (README "Limits", "Rendering PDFs").
+# (docs/operations/limits.md, "Rendering PDFs").
 switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.001"))
 
 

@@ -1,9 +1,10 @@
 """Settings, read from the environment.
 
-Every knob is an environment variable (see README, "Configuration"). With only
+Every knob is an environment variable (see docs/operations/configuration.md). With only
 JOBCOST_ENV=development set (`make` sets it), the service runs on SQLite and a filesystem Celery
 broker so that `make run` works on a bare machine; CI and production set DATABASE_URL and
-REDIS_URL, and production refuses unsafe settings (config/environment.py, README "Production").
+REDIS_URL, and production refuses unsafe settings (config/environment.py,
+docs/operations/production.md).
 """
 
 import os
@@ -27,7 +28,7 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-# development or production (the default): config/environment.py, README "Production".
+# development or production (the default): config/environment.py, docs/operations/production.md.
 JOBCOST_ENV = environment.environment()
 DEVELOPMENT = JOBCOST_ENV == environment.DEVELOPMENT
 
@@ -39,13 +40,13 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 # How many reverse proxies the service sits behind, each appending to X-Forwarded-For; 0
-# (the default) trusts no forwarded header (README, "Production").
+# (the default) trusts no forwarded header (docs/operations/production.md).
 JOBCOST_TRUSTED_PROXIES = int(os.environ.get("JOBCOST_TRUSTED_PROXIES", "0"))
 if JOBCOST_TRUSTED_PROXIES:
     # The proxy terminates TLS and says so; without this the SSL redirect would loop.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# HTTPS switches, on by default in production, off in development (README, "Production").
+# HTTPS switches, on by default in production, off in development (docs/operations/production.md).
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEVELOPMENT)
 # Health probes come from inside the network, often over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
@@ -125,7 +126,7 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL binds the parameters (psycopg's server-side binding) and prepares a statement
     # a connection has run DATABASE_PREPARE_THRESHOLD times, on its next run, so a kept connection
-    # parses and plans each of its frequent queries once (README "Configuration"). "off"
+    # parses and plans each of its frequent queries once (docs/operations/configuration.md). "off"
     # for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
     # transaction mode).
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -134,7 +135,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer lock instead of failing at once when the worker and the web
     # server write together on the embedded database. IMMEDIATE: a transaction takes the
-    # writer lock when it begins, so the worker's threads (README "Running workers") queue
+    # writer lock when it begins, so the worker's threads (docs/operations/workers.md) queue
     # for it instead of failing with "database is locked" when a read turns into a write.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
@@ -142,7 +143,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # Seconds any call to Redis (broker publish, rate limiter, readiness) waits to connect and,
-# separately, for each reply, before it gives up (README, "Configuration").
+# separately, for each reply, before it gives up (docs/operations/configuration.md).
 REDIS_TIMEOUT_SECONDS = float(os.environ.get("JOBCOST_REDIS_TIMEOUT", "0.5"))
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -157,11 +158,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
-# README "Limits": request bodies are limited to 1 MiB.
+# docs/operations/limits.md: request bodies are limited to 1 MiB.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # How much of a refused (over 1 MiB) body is read and dropped before the 413 goes out, so the
-# client is not reset before reading it (README, "Decisions": "Request bodies"). 8 MiB takes a
+# client is not reset before reading it (docs/decisions.md, "Request bodies"). 8 MiB takes a
 # few milliseconds on a local socket; a bigger body is cut short.
 MAX_REQUEST_DRAIN_BYTES = int(os.environ.get("JOBCOST_BODY_DRAIN_BYTES", 8 * 1024 * 1024))
 
@@ -175,12 +176,12 @@ BUDGET_IMPORT_SYNC_MAX_ROWS = int(os.environ.get("JOBCOST_BUDGET_IMPORT_SYNC_ROW
 JOBCOST_API_VERSIONS = ["2026-11-20-preview"]
 JOBCOST_API_KEY_ENV = os.environ.get("JOBCOST_API_KEY_ENV", "test")
 
-# README "Limits": per-account token bucket (sustained requests/second and burst).
+# docs/operations/limits.md: per-account token bucket (sustained requests/second and burst).
 JOBCOST_RATE_LIMIT_PER_SECOND = int(os.environ.get("JOBCOST_RATE_LIMIT_PER_SECOND", "100"))
 JOBCOST_RATE_LIMIT_BURST = int(os.environ.get("JOBCOST_RATE_LIMIT_BURST", "200"))
 
-# README "Limits", "Rendering PDFs": a PDF rendered for a request (a draft pay app) costs this
-# many of the account's tokens in all; at most this many render for one account at once
+# docs/operations/limits.md, "Rendering PDFs": a PDF rendered for a request (a draft pay app) costs
+# this many of the account's tokens in all; at most this many render for one account at once
 # (another is 429 `too_many_renders`); a rendering stops after this many seconds (503
 # `render_timed_out`), well inside gunicorn's 30 s worker timeout.
 JOBCOST_RENDER_WEIGHT = int(os.environ.get("JOBCOST_RENDER_WEIGHT", "20"))
@@ -192,8 +193,8 @@ JOBCOST_IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 # docs/resources.md, webhook_endpoint: loopback http:// only in development and tests.
 WEBHOOKS_ALLOW_INSECURE_LOCALHOST = env_bool("WEBHOOKS_ALLOW_INSECURE_LOCALHOST", DEBUG)
-# The resolver webhook hosts are looked up with, once per connection (README "Managing
-# endpoints"): a dotted path to `(host, port) -> list of address strings`.
+# The resolver webhook hosts are looked up with, once per connection (docs/webhooks.md,
+# "Managing endpoints"): a dotted path to `(host, port) -> list of address strings`.
 WEBHOOKS_RESOLVER = os.environ.get("WEBHOOKS_RESOLVER", "webhooks.urlguard.system_resolver")
 # Certificates that webhook receivers' TLS certificates are verified against: a PEM bundle
 # path, or empty for certifi's public CAs.
@@ -260,7 +261,7 @@ SPECTACULAR_SETTINGS = {
 # Celery: Redis when configured, else a filesystem broker that needs no server (make run).
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    # A hung broker must not hold a request (README, "Decisions": a hung Redis). kombu's
+    # A hung broker must not hold a request (docs/decisions.md, "A hung Redis"). kombu's
     # Redis transport passes these to redis-py; without them a reply that never comes is
     # waited for forever. Workers are unaffected: they read BRPOP replies only once the
     # socket is readable.
@@ -300,7 +301,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
-# Webhook delivery lanes and the per-endpoint cap (README "Running workers", webhooks/drain.py).
+# Webhook delivery lanes and the per-endpoint cap (docs/operations/workers.md, webhooks/drain.py).
 WEBHOOKS_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_QUEUE", "webhooks")
 WEBHOOKS_SLOW_QUEUE = os.environ.get("JOBCOST_WEBHOOKS_SLOW_QUEUE", "webhooks-slow")
 WEBHOOKS_ENDPOINT_SLOTS = int(os.environ.get("WEBHOOKS_ENDPOINT_SLOTS", "2"))

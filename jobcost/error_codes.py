@@ -43,7 +43,7 @@ class RequestErrorCode(StrEnum):
 
 
 class AuthErrorCode(StrEnum):
-    """Who is calling and what their key may do (README "Who may call what")."""
+    """Who is calling and what their key may do (docs/keys.md, "Who may call what")."""
 
     API_KEY_MISSING = "api_key_missing"
     API_KEY_INVALID = "api_key_invalid"
@@ -61,14 +61,14 @@ class IdempotencyErrorCode(StrEnum):
 
 
 class RateLimitErrorCode(StrEnum):
-    """The account's token bucket, and its PDFs rendering at once (README "Limits")."""
+    """The account's token bucket, and its PDFs rendering at once (docs/operations/limits.md)."""
 
     RATE_LIMITED = "rate_limited"
     TOO_MANY_RENDERS = "too_many_renders"
 
 
 class DocumentErrorCode(StrEnum):
-    """A document rendered for the request (README "Limits", "Rendering PDFs")."""
+    """A document rendered for the request (docs/operations/limits.md, "Rendering PDFs")."""
 
     RENDER_TIMED_OUT = "render_timed_out"
 

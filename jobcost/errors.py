@@ -82,7 +82,7 @@ class InvalidRequest(ApiError):
 
 
 class PayloadTooLarge(ApiError):
-    """413: the body is over 1 MiB (README "Limits")."""
+    """413: the body is over 1 MiB (docs/operations/limits.md)."""
 
     status, type, default_code = 413, "invalid_request", RequestErrorCode.BODY_TOO_LARGE
 
@@ -94,7 +94,7 @@ class UnsupportedMediaType(ApiError):
 
 
 class Unauthenticated(ApiError):
-    """401: missing, malformed, unknown or revoked key (README "Who may call what")."""
+    """401: missing, malformed, unknown or revoked key (docs/keys.md, "Who may call what")."""
 
     status, type, default_code = 401, "unauthenticated", AuthErrorCode.API_KEY_INVALID
 
@@ -104,7 +104,7 @@ class Unauthenticated(ApiError):
 
 
 class Forbidden(ApiError):
-    """403: the key's role does not allow the action (README "Who may call what")."""
+    """403: the key's role does not allow the action (docs/keys.md, "Who may call what")."""
 
     status, type, default_code = 403, "forbidden", AuthErrorCode.ROLE_FORBIDDEN
 
@@ -134,14 +134,14 @@ class ValidationFailed(ApiError):
 
 
 class RateLimited(ApiError):
-    """429: the account's token bucket is empty (README "Limits")."""
+    """429: the account's token bucket is empty (docs/operations/limits.md)."""
 
     status, type, default_code = 429, "rate_limited", RateLimitErrorCode.RATE_LIMITED
 
 
 class Unavailable(ApiError):
     """503: the work did not finish within its time limit (a PDF past its rendering limit,
-    README "Limits"); retry after the `Retry-After` seconds."""
+    docs/operations/limits.md); retry after the `Retry-After` seconds."""
 
     status, type, default_code = 503, "api_error", DocumentErrorCode.RENDER_TIMED_OUT
 

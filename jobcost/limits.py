@@ -1,4 +1,4 @@
-"""The documented maximum length of every array in a request body (README "Limits").
+"""The documented maximum length of every array in a request body (docs/operations/limits.md).
 
 Chosen for what a real job needs, with room to spare: a G703 schedule of values runs to a few
 hundred rows, a change order or an invoice is coded to at most a few hundred cost codes, a

@@ -4,8 +4,8 @@ to the cent half away from zero, once per line."""
 from decimal import ROUND_HALF_UP, Decimal
 
 # The largest amount of money the API accepts or computes, in cents: $100,000,000,000.00
-# (README "Limits"). Every money input is at most this in magnitude (400 `parameter_invalid`),
-# and a write that would carry a computed total past it is refused (422
+# (docs/operations/limits.md). Every money input is at most this in magnitude (400
+# `parameter_invalid`), and a write that would carry a computed total past it is refused (422
 # `amount_out_of_range`), so no sum ever leaves the signed 64-bit range a read returns.
 MONEY_MAX = 10**13
 
@@ -53,8 +53,9 @@ def format_dollars(cents: int) -> str:
 def cents_problem(value, *, allow_negative: bool = False, positive: bool = False) -> str | None:
     """Why `value` is not an acceptable amount of cents, or None when it is: an integer (not a
     bool), not negative unless `allow_negative`, at most MONEY_MAX in magnitude, not zero when
-    `positive`. The one definition of the money input rule (docs/conventions.md, README "Limits"):
-    the API's `CentsField` and the bulk services (`cost_codes_create_many`) both ask it."""
+    `positive`. The one definition of the money input rule (docs/conventions.md,
+    docs/operations/limits.md): the API's `CentsField` and the bulk services
+    (`cost_codes_create_many`) both ask it."""
     if isinstance(value, bool) or not isinstance(value, int):
         return "must be an integer number of cents (no decimals, no strings)"
     if value < 0 and not allow_negative:

@@ -1,4 +1,4 @@
-"""The one way the web process talks to Redis outside Celery (README, "Configuration":
+"""The one way the web process talks to Redis outside Celery (docs/operations/configuration.md:
 `JOBCOST_REDIS_TIMEOUT`): a client whose connect and each reply wait at most the timeout and
 that never retries, so a down or hung Redis costs a request one bounded wait, not a hang."""
 

@@ -1,5 +1,5 @@
-"""What a key can see: its account, and its projects when restricted (README "Who may call
-what")."""
+"""What a key can see: its account, and its projects when restricted (docs/keys.md, "Who may
+call what")."""
 
 from __future__ import annotations
 

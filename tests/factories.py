@@ -111,7 +111,7 @@ def make_key(account: Account, role: str = "admin", projects=()):
     return api_key_create(account=account, role=role, projects=list(projects))
 
 
-# --- Money flow (issue 3): built through the services, like the API would --------------------
+# --- Money flow (docs/money-flow.md): built through the services, as the API would ---------
 
 
 def _day(value) -> datetime.date:

@@ -1,6 +1,6 @@
 """A real gunicorn for tests that need the production server's own behaviour (keep-alive
 framing, threads, workers): `config/gunicorn.conf.py` started on a free loopback port against
-the test database (README, "Serving the API (gunicorn)").
+the test database (docs/operations/production.md, "Serving the API (gunicorn)").
 
 Data a test writes reaches the server only once committed: such tests use
 `django_db(transaction=True)`.

@@ -1,7 +1,7 @@
-"""The test suite's settings: the project's own, in the development environment (README,
-"Production"), unless the caller chose one. Subprocesses the tests start (gunicorn, Celery
-workers, manage.py) inherit this module's name, JOBCOST_ENV and the Redis database chosen
-below, so they read what the test reads.
+"""The test suite's settings: the project's own, in the development environment
+(docs/operations/production.md), unless the caller chose one. Subprocesses the tests start
+(gunicorn, Celery workers, manage.py) inherit this module's name, JOBCOST_ENV and the Redis database
+chosen below, so they read what the test reads.
 
 Beyond the project's settings:
 - Under pytest-xdist each worker (`gw0`, `gw1`, …) has its own Redis database, the number of

@@ -1,2 +1,1 @@
-"""Webhook endpoints, the event outbox and signed delivery by Celery (README "Webhooks and
-events")."""
+"""Webhook endpoints, the event outbox and signed delivery by Celery (docs/webhooks.md)."""

@@ -1,5 +1,5 @@
 """Which IP addresses a webhook may be sent to: only globally routable unicast ones (the SSRF
-guard of the README's "Managing endpoints" section).
+guard of docs/webhooks.md, "Managing endpoints" section).
 
 The decision is a table, not Python's `ipaddress` flags alone: those differ between Python
 versions and let through 6to4 (`2002::/16`, whose relay reaches the embedded IPv4 address),

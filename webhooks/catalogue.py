@@ -1,4 +1,4 @@
-"""The event catalogue (README "Webhooks and events") and how audited changes map onto it."""
+"""The event catalogue (docs/webhooks.md) and how audited changes map onto it."""
 
 from __future__ import annotations
 

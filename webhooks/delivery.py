@@ -1,4 +1,4 @@
-"""Sending one delivery attempt (README "Webhooks and events").
+"""Sending one delivery attempt (docs/webhooks.md).
 
 `attempt(delivery_id)`: claim the delivery — `SELECT … FOR UPDATE SKIP LOCKED`, due, pending —
 and move its `next_attempt_at` a lease ahead in a short transaction, so no other worker can send
@@ -7,8 +7,8 @@ event's type → cancelled); POST the payload rendered at the endpoint's `api_ve
 Standard Webhooks headers, 10 s timeout, no redirects; then record the attempt: 2xx succeeded;
 410 Gone disables the endpoint at once; otherwise retry after 5 s, 5 min, 30 min, 2 h, 5 h,
 10 h, 10 h (8 attempts) and then failed (a failure recorded after the delivery's lease ran
-out and another worker claimed it is only logged: README "Delivery, retries and
-disabling"); an endpoint that has seen nothing but failures for 3 days is disabled. Each
+out and another worker claimed it is only logged: docs/webhooks.md, "Delivery,
+retries and disabling"); an endpoint that has seen nothing but failures for 3 days is disabled. Each
 attempt also notes whether the endpoint was slow (`slow_since`), which picks its lane
 (webhooks/lanes.py).
 

@@ -1,4 +1,4 @@
-"""Draining one endpoint's due deliveries (README "Running workers" and "Delivery, retries and
+"""Draining one endpoint's due deliveries (docs/operations/workers.md and "Delivery, retries and
 disabling").
 
 Work is queued per endpoint, not per delivery: after a change commits, the outbox queues one
@@ -79,7 +79,7 @@ BATCH = {FAST: 50, SLOW: 1}
 # A drain hands its thread back (queueing its successor) after this many seconds.
 BUDGET_SECONDS = 20.0
 # The longest one attempt takes: `webhooks.transport.post` ends it within twice the timeout of
-# its start (README "Delivery, retries and disabling"; the address lookup aside).
+# its start (docs/webhooks.md, "Delivery, retries and disabling"; the address lookup aside).
 ATTEMPT_SECONDS = 2 * TIMEOUT_SECONDS
 # A send starts only while the lease (counted from before the claim) still covers a full
 # attempt and this margin: a row is never sent, nor left sent but unrecorded, past its lease,

@@ -1,6 +1,6 @@
 """Turning an endpoint off: disable it (audited) and cancel its pending deliveries at once
-(README "Delivery, retries and disabling"). Below the services and the delivery code, which
-both disable: the services on a PATCH or a delete, a delivery on a 410 or after 3 days of
+(docs/webhooks.md, "Delivery, retries and disabling"). Below the services and the delivery code,
+which both disable: the services on a PATCH or a delete, a delivery on a 410 or after 3 days of
 failures."""
 
 from __future__ import annotations

@@ -7,6 +7,6 @@ from enum import StrEnum
 
 
 class WebhookErrorCode(StrEnum):
-    """Webhook endpoints and their deliveries (README "Managing endpoints")."""
+    """Webhook endpoints and their deliveries (docs/webhooks.md, "Managing endpoints")."""
 
     URL_INVALID = "url_invalid"

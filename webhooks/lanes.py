@@ -1,4 +1,4 @@
-"""The two delivery lanes (README "Running workers").
+"""The two delivery lanes (docs/operations/workers.md).
 
 Deliveries to a healthy endpoint go by the fast lane; deliveries to an endpoint that is slow
 (its last attempt took `SLOW_AFTER_MS` or more) or failing (`failing_since` set) go by the slow
@@ -37,11 +37,12 @@ def queue_for(lane: str) -> str:
     return settings.WEBHOOKS_SLOW_QUEUE if lane == SLOW else settings.WEBHOOKS_QUEUE
 
 
-# The production worker processes (README "Running workers"): the queues each consumes, by
+# The production worker processes (docs/operations/workers.md): the queues each consumes, by
 # their default names, and its pool. Sending is I/O-bound, so one process runs many threads;
 # the slow lane has threads of its own so that slow or dead endpoints never take the main
 # worker's. tests/webhooks/conftest.py and `manage.py bench_webhooks` start these on private
-# queue names; tests/webhooks/test_worker_commands.py keeps the README's commands equal.
+# queue names; tests/webhooks/test_worker_commands.py keeps docs/operations/workers.md's commands
+# equal.
 PRODUCTION_WORKERS = {
     "main": (("celery", "webhooks"), ("--pool", "threads", "--concurrency", "16")),
     "slow": (("webhooks-slow",), ("--pool", "threads", "--concurrency", "8")),

@@ -12,8 +12,7 @@ from jobcost.models.base import TimestampedModel, list_index
 
 
 class Event(models.Model):
-    """One state change, written in the same transaction as the change (README "Webhooks and
-    events").
+    """One state change, written in the same transaction as the change (docs/webhooks.md).
 
     `data` is {object, previous_attributes}: the object as the API showed it right after the
     change, rendered at `api_version`, and the previous values of the fields that changed.
@@ -61,7 +60,7 @@ class WebhookEndpoint(Audited, TimestampedModel):
     `secret` signs every delivery; after a rotation `previous_secret` keeps signing alongside
     until `previous_secret_expires_at` (24 h). `failing_since` is the first failure since the
     last success: three days of nothing but failures disables the endpoint. `slow_since` is the
-    first slow attempt (README "Running workers") since the last quick one; while either is set
+    first slow attempt (docs/operations/workers.md) since the last quick one; while either is set
     the endpoint's deliveries go by the slow lane (`webhooks.lanes`). Deleting sets
     `deleted_at` (the row and its delivery history stay; the API shows it no more).
     """

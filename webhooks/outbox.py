@@ -1,4 +1,4 @@
-"""The transactional outbox (README "Webhooks and events"): every audited change in the catalogue
+"""The transactional outbox (docs/webhooks.md): every audited change in the catalogue
 becomes an event row and one delivery row per subscribed endpoint, in the change's own transaction.
 A
 change that rolls back leaves neither; a committed one is never lost, because the endpoints'

@@ -1,5 +1,5 @@
 """How long events are kept: 30 days, then the beat job `purge_old_events` deletes them with
-their deliveries and attempts (README "The payload")."""
+their deliveries and attempts (docs/webhooks.md, "The payload")."""
 
 from __future__ import annotations
 

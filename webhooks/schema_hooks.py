@@ -1,6 +1,6 @@
 """The webhooks' pass over the generated OpenAPI document (SPECTACULAR_SETTINGS
 ["POSTPROCESSING_HOOKS"], between `jobcost.api.schema_hooks.postprocess_schema_exact` and
-`postprocess_schema_shapes`; README "OpenAPI schema and SDKs"):
+`postprocess_schema_shapes`; docs/openapi.md, "OpenAPI schema and SDKs"):
 
 - Webhook `events` items are the catalogue plus `*`, `url` is a URI, `api_version` the enum.
 - An event's `data.object` is one of the resource schemas, told apart by `object`.

@@ -1,5 +1,5 @@
 """Webhook endpoints: create, update, delete, rotate the secret, disable and re-enable; re-send
-a delivery (README "Managing endpoints"); disabling is `endpoint_state`, the retention of
+a delivery (docs/webhooks.md, "Managing endpoints"); disabling is `endpoint_state`, the retention of
 events `retention`."""
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def endpoint_delete(*, endpoint_id: str) -> WebhookEndpoint:
 @service
 def endpoint_rotate_secret(*, endpoint_id: str) -> WebhookEndpoint:
     """A new secret signs from now on; the old one keeps signing alongside for 24 h. At most
-    two secrets are live: a second rotation within 24 h drops the oldest at once (README
+    two secrets are live: a second rotation within 24 h drops the oldest at once (docs/webhooks.md,
     "Decisions (webhooks)").
 
     Emits: audit webhook_endpoint.secret_rotated; events none.

@@ -1,4 +1,4 @@
-"""Standard Webhooks signatures (README "Webhooks and events"; standardwebhooks.com).
+"""Standard Webhooks signatures (docs/webhooks.md; standardwebhooks.com).
 
 `webhook-signature` = space-separated `v1,<base64 HMAC-SHA256>` of "{id}.{timestamp}.{body}",
 keyed with each live secret's base64-decoded bytes (after the `whsec_` prefix).

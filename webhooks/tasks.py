@@ -1,5 +1,5 @@
 """Celery tasks: each takes IDs only and is safe to run twice. Schedules are in
-config/celery.py; the queues (lanes) and the worker commands are in README "Running workers".
+config/celery.py; the queues (lanes) and the worker commands are in docs/operations/workers.md.
 
 Webhook work is queued per endpoint: `drain_endpoint` sends one endpoint's due deliveries in
 one of its slots (webhooks/drain.py), on its lane's queue (webhooks/lanes.py). `deliver`, one

@@ -1,6 +1,6 @@
 """Webhook URLs: HTTPS only (loopback http:// with WEBHOOKS_ALLOW_INSECURE_LOCALHOST), and
-outside development never an address inside our network (SSRF guard, README "Webhooks and events";
-the README's "Managing endpoints" section): every address the host resolves to must be globally
+outside development never an address inside our network (SSRF guard, docs/webhooks.md;
+docs/webhooks.md, "Managing endpoints" section): every address the host resolves to must be globally
 routable
 (`webhooks.addresses.is_public`).
 

@@ -1,4 +1,4 @@
-"""Signing secrets in stored idempotent responses (README "Managing endpoints").
+"""Signing secrets in stored idempotent responses (docs/webhooks.md, "Managing endpoints").
 
 The responses of `POST /v1/webhooks` and `POST /v1/webhooks/{id}/rotate-secret` carry the
 full secret, and the idempotency store keeps responses for 24 h to replay them

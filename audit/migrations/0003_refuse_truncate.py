@@ -1,5 +1,5 @@
-"""The database refuses TRUNCATE of the audit table too (docs/resources.md, audit_entry; README,
-"Database roles").
+"""The database refuses TRUNCATE of the audit table too (docs/resources.md, audit_entry;
+docs/operations/production.md, "Database roles").
 
 PostgreSQL: a statement-level BEFORE TRUNCATE trigger that raises, unless the setting
 `jobcost.allow_audit_truncate` is `on`. Only the test databases set it (`ALTER DATABASE … SET`,

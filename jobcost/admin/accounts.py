@@ -1,5 +1,5 @@
-"""Accounts and API keys (README "Who may call what"): keys are created here with the secret shown
-once.
+"""Accounts and API keys (docs/keys.md, "Who may call what"): keys are created here with the secret
+shown once.
 
 The secret is rendered in the response to the add form only (never stored, never put in a
 message or the session, sent with `Cache-Control: no-store`); afterwards only `secret_hint`

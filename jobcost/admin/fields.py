@@ -15,7 +15,7 @@ from jobcost.money import MONEY_MAX
 class DollarsField(forms.Field):
     """An amount typed in dollars (`8400000`, `8,400,000.00`, `$1,234.5`) cleaned to integer
     cents through Decimal (never a float). At most two decimals; `min_value`/`max_value` are
-    cents (default 0 to the money cap `MONEY_MAX`, README "Limits"). Empty → None when not
+    cents (default 0 to the money cap `MONEY_MAX`, docs/operations/limits.md). Empty → None when not
     required."""
 
     widget = forms.TextInput

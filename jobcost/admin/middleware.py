@@ -4,8 +4,8 @@ follow").
 
 An API request (`/v1/…`) is authenticated by its key and never reads a session, a cookie or a
 message, yet Django's middleware loaded the session store, wrapped the user and the messages
-lazily and checked each on the way out (README "Reads under gunicorn"). Each class here is
-Django's, unchanged on any other path, and still a subclass of it, so the admin's own checks
+lazily and checked each on the way out (docs/benchmarks.md, "Reads under gunicorn"). Each class here
+is Django's, unchanged on any other path, and still a subclass of it, so the admin's own checks
 (that these are installed) hold. CSRF stays Django's own class: `check --deploy` looks for
 it by name, and every API view is exempt from it anyway."""
 

@@ -325,7 +325,7 @@ class PayAppAdmin(ObjectSteps, TransitionActions, ServiceAdmin):
             raise Http404("No such pay app.")
         if not self.has_view_permission(request, pay_app):
             raise PermissionDenied
-        # A draft is rendered here, within the API's time limit (README "Limits"); past it
+        # A draft is rendered here, within the API's time limit (docs/operations/limits.md); past it
         # the refusal is said on the pay app's page.
         try:
             with deadline.time_limit(settings.JOBCOST_RENDER_TIME_LIMIT):

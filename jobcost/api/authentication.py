@@ -1,5 +1,5 @@
-"""Bearer API keys (README "Who may call what"): `Authorization: Bearer jc_<env>_<secret>`, stored
-as SHA-256.
+"""Bearer API keys (docs/keys.md, "Who may call what"): `Authorization: Bearer jc_<env>_<secret>`,
+stored as SHA-256.
 
 On PostgreSQL the key, its account and the IDs of the projects it is restricted to are one
 query (`project_id_list`, read by `Scope.for_key`); elsewhere the restriction is a second
@@ -11,7 +11,7 @@ requests cost no query for it (a fifth of a retrieve's CPU). Any save or delete 
 its project restriction or of an account in this process empties the cache (`forget_keys`,
 connected in `JobcostConfig.ready`), at once and again when the transaction commits: a key
 revoked, re-roled, re-pinned or re-restricted, or an account's rate limit changed, is seen by
-this process's next request and by every other process within a second (README "API keys").
+this process's next request and by every other process within a second (docs/keys.md).
 A key that is not found is never kept."""
 
 import time

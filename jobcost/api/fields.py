@@ -1,9 +1,9 @@
 """Serializer fields for the API's value types: cents, percentages, prefixed references.
 
-Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude (README
-"Limits"); a float, a string, a bool or a larger amount is refused with 400
-`parameter_invalid` (docs/conventions.md). Percentages are JSON numbers from 0 to 100 with at
-most two decimals, kept as `Decimal`.
+Money is integer cents, at most `MONEY_MAX` ($100,000,000,000.00) in magnitude
+(docs/operations/limits.md); a float, a string, a bool or a larger amount is refused with 400
+`parameter_invalid` (docs/conventions.md). Percentages are JSON numbers from 0 to 100 with at most
+two decimals, kept as `Decimal`.
 """
 
 import datetime
@@ -54,7 +54,7 @@ class CentsField(serializers.Field):
 class BusinessDateField(serializers.DateField):
     """A business date (`YYYY-MM-DD`) within `BUSINESS_DATE_MIN` … `BUSINESS_DATE_MAX`
     (jobcost/limits.py); outside it 400 `parameter_invalid` naming the range. Every date a
-    request body carries is one (README "Limits"). The schema cannot bound a `date` string
+    request body carries is one (docs/operations/limits.md). The schema cannot bound a `date` string
     (`minimum`/`maximum` are for numbers), so the range is in the field's description,
     after its `help_text` when it has one."""
 
@@ -134,8 +134,8 @@ class RefField(serializers.Field):
     """A reference to another object by prefixed ID, resolved in the key's visibility.
 
     `resolver(view, id) -> instance | None` returns the visible object; anything else is
-    404 `resource_missing` with `param` (README "Who may call what": other accounts' objects do not
-    exist).
+    404 `resource_missing` with `param` (docs/keys.md, "Who may call what": other accounts' objects
+    do not exist).
     """
 
     def __init__(self, *, prefix: str, resolver, resolve_many=None, **kwargs):
@@ -202,7 +202,7 @@ def prefetch_refs(child, data: list, view) -> list:
 
 
 class BoundedListField(serializers.ListField):
-    """A list of plain values with a required `max_length` (README "Limits"), checked with
+    """A list of plain values with a required `max_length` (docs/operations/limits.md), checked with
     `min_length` before any element is read; the schema shows `maxItems`/`minItems`."""
 
     def __init__(self, *, max_length: int, **kwargs):
@@ -218,7 +218,7 @@ class IndexedListField(BoundedListField):
     """A list of nested bodies whose errors name the element: a missing reference in the
     third line is `param: lines[2].cost_code`, not `cost_code`.
 
-    `max_length` (required: every array in a body has a documented bound, README "Limits")
+    `max_length` (required: every array in a body has a documented bound, docs/operations/limits.md)
     and `min_length` are checked before any element is read, so an oversized array costs
     nothing; the schema shows them as `maxItems`/`minItems`. The child's reference fields
     are resolved for all elements at once (one query per field, see `RefField`)."""

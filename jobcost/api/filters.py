@@ -1,6 +1,6 @@
 """Filter plumbing: bracketed names (`created[gte]`), strict unknown-filter checks, and
 timestamps and dates parsed in Python so that nothing PostgreSQL would refuse reaches it
-(README, "Decisions": "Filter values")."""
+(docs/decisions.md, "Filter values")."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ class UtcDateTimeField(forms.Field):
 
 class IsoDateField(forms.Field):
     """A business date as ISO 8601 `YYYY-MM-DD` only, from `BUSINESS_DATE_MIN` to
-    `BUSINESS_DATE_MAX` (jobcost/limits.py, README "Limits"): a date filter and a report's
+    `BUSINESS_DATE_MAX` (jobcost/limits.py, docs/operations/limits.md): a date filter and a report's
     `as_of`. Errors: code `invalid` (not such a date) or `range` (outside the range)."""
 
     default_error_messages = {

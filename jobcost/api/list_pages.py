@@ -1,5 +1,5 @@
-"""Reading one page of a resource's list with its SQL compiled once per shape (issue 13: fast
-reads; docs/architecture.md).
+"""Reading one page of a resource's list with its SQL compiled once per shape (fast reads;
+docs/architecture.md).
 
 A list's page is its resource's selector in the key's scope, filtered by the request's
 cleaned filters (`jobcost.api.filters.clean_filters`), ordered, after the cursor's key values

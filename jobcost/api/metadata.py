@@ -2,7 +2,7 @@
 
 DRF's default metadata describes the view's renderers, parsers and serializer fields in a JSON
 body; our routes are described by `/v1/openapi.json` instead, so OPTIONS says only which
-methods the route takes (README, "Decisions": "Errors and methods").
+methods the route takes (docs/decisions.md, "Errors and methods").
 """
 
 from rest_framework.metadata import BaseMetadata

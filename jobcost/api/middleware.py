@@ -31,7 +31,7 @@ class RequestIdMiddleware:
 
 class HeadWithoutBodyMiddleware:
     """A HEAD answer is the GET's status and headers with no body (RFC 9110 §9.3.2), on
-    every route (README, "Decisions": "Errors and methods").
+    every route (docs/decisions.md, "Errors and methods").
 
     Django and DRF answer HEAD by running the GET handler, and the WSGI server (gunicorn)
     sends whatever body it is handed: on a kept-alive connection the client then reads those
@@ -62,8 +62,8 @@ UTF8_NAMES = frozenset({"utf-8", "utf8"})
 
 class RequestCharsetMiddleware:
     """A `Content-Type` naming a `charset` other than UTF-8 is 415 `unsupported_media_type`
-    on every route but the back office's, before anything reads the request (README,
-    "Decisions": "Request bodies").
+    on every route but the back office's, before anything reads the request (docs/decisions.md,
+    "Request bodies").
 
     Django decodes the query string and a form body in the declared charset, so a
     `charset=latin-1` garbled a GET's query string into a mojibake 400; and a JSON body is
@@ -92,7 +92,7 @@ class RequestCharsetMiddleware:
 class NulPathMiddleware:
     """A path holding NUL (`%00`) names no route: 404 `route_missing` before any view runs, so
     no ID lookup, idempotency record or log line carries it to PostgreSQL, whose text refuses
-    NUL (README, "Decisions": "Errors and methods")."""
+    NUL (docs/decisions.md, "Errors and methods")."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -112,7 +112,7 @@ class NulPathMiddleware:
 
 class BodyLimitMiddleware:
     """Bodies over `MAX_REQUEST_BODY_BYTES` (1 MiB) are 413 `body_too_large` before any view
-    runs (README, "Decisions": "Request bodies").
+    runs (docs/decisions.md, "Request bodies").
 
     - Declared by Content-Length: refused without parsing, but first up to
       `MAX_REQUEST_DRAIN_BYTES` of the body are read and discarded, so the server does not

@@ -1,7 +1,8 @@
 """Content negotiation, remembered: DRF's choice of renderer and media type depends only on
 the view's renderer classes, the format asked for (`?format=` or a suffix) and the `Accept`
 header, so it is worked out once per such triple and looked up afterwards (parsing and
-ranking `Accept` was a twentieth of a retrieve's CPU, README "Reads under gunicorn")."""
+ranking `Accept` was a twentieth of a retrieve's CPU; docs/benchmarks.md, "Reads under
+gunicorn")."""
 
 from __future__ import annotations
 

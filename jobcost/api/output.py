@@ -1,4 +1,4 @@
-"""Output serializers compiled once into plain functions (issue 13: fast reads).
+"""Output serializers compiled once into plain functions (docs/architecture.md).
 
 A DRF serializer renders a row by deep-copying its declared fields into a new instance, then
 calling `get_attribute` and `to_representation` on each through several layers; on a list of

@@ -4,7 +4,7 @@ Floats are parsed as `Decimal`, so a money field can tell `100` from `100.0` and
 never pass through binary floating point. NaN and Infinity are refused; the top level must be
 an object. No string of the body, however deep (agent-action payloads, nested lines), and no
 object key may hold NUL (U+0000): PostgreSQL text and jsonb refuse it, so it is 400
-`parameter_invalid` naming where it is (README, "Decisions": "Strings").
+`parameter_invalid` naming where it is (docs/decisions.md, "Strings").
 """
 
 import json

@@ -1,4 +1,4 @@
-"""The role matrix (README "Who may call what"), in one place for every endpoint.
+"""The role matrix (docs/keys.md, "Who may call what"), in one place for every endpoint.
 
 Each route needs one capability, found from the view's basename and action: first in
 `UNIVERSAL_CAPABILITY` (OPTIONS on any route), then `COLLECTION_CAPABILITY`, `ROUTE_CAPABILITY`
@@ -23,7 +23,7 @@ MANAGE_WEBHOOKS = "manage_webhooks"
 # and it is the admin role's alone, like webhook endpoints.
 MANAGE_KEYS = "manage_keys"
 # OPTIONS (DRF's implicit `metadata` action) only names the route's methods in `Allow`; it
-# reads and changes nothing, so every role has it, on every collection (README, "Decisions":
+# reads and changes nothing, so every role has it, on every collection (docs/decisions.md,
 # "Errors and methods": every method on every route has a defined answer).
 DESCRIBE = "describe"
 
@@ -59,17 +59,17 @@ ACTION_CAPABILITY: dict[str, str] = {
 
 # (basename, action) → capability, where the action name alone does not decide.
 ROUTE_CAPABILITY: dict[tuple[str, str], str] = {
-    # Closing an RFI is record keeping, not an approval (README "Who may call what": create /
+    # Closing an RFI is record keeping, not an approval (docs/keys.md, "Who may call what": create /
     # update records).
     ("rfis", "close"): WRITE,
-    # Proposing is its own right (README "Who may call what": propose agent actions).
+    # Proposing is its own right (docs/keys.md, "Who may call what": propose agent actions).
     ("agent-actions", "create"): PROPOSE,
     # Importing a budget creates cost codes: whoever may create them may import (a dry run
     # too, since it stands for the import; docs/budget-import.md).
     ("projects", "budget_import"): WRITE,
 }
 
-# Collections whose every route needs one capability (README "Who may call what": webhook
+# Collections whose every route needs one capability (docs/keys.md, "Who may call what": webhook
 # endpoints are the admin role's alone).
 # Reports read figures every role may read (docs/reports.md).
 COLLECTION_CAPABILITY: dict[str, str] = {
@@ -78,8 +78,8 @@ COLLECTION_CAPABILITY: dict[str, str] = {
     "reports": READ,
 }
 
-# Routes a project-restricted key may never call (README "Who may call what": it cannot create
-# projects).
+# Routes a project-restricted key may never call (docs/keys.md, "Who may call what": it cannot
+# create projects).
 UNRESTRICTED_ONLY: set[tuple[str, str]] = {("projects", "create")}
 
 

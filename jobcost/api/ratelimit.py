@@ -1,7 +1,8 @@
-"""Per-account token bucket (README "Limits"): Redis when REDIS_URL is set, else in-process.
+"""Per-account token bucket (docs/operations/limits.md): Redis when REDIS_URL is set, else
+in-process.
 
 Defaults: 100 requests/s sustained, burst 200 (settings, or per account; an account limit of 0
-refuses every request, README "Decisions"). The Redis bucket is one Lua script, atomic across
+refuses every request, docs/decisions.md). The Redis bucket is one Lua script, atomic across
 processes and hosts, timed by the Redis server's clock.
 
 An account whose limit is high enough to be worth it takes its tokens from Redis in leases
@@ -11,13 +12,13 @@ admitted spends a token the Redis bucket gave; what a lease costs is that tokens
 holds are not seen by the others (up to 10 ms of the account's rate per process, which it may
 hand out up to `LEASE_SECONDS` after taking them), and a lease is dropped `LEASE_SECONDS`
 after it was taken, with what is left of it. At the default limit (100/s) a lease is one
-token: every request calls Redis, as before (README "Decisions": "A high limit is counted in
+token: every request calls Redis, as before (docs/decisions.md, "A high limit is counted in
 leases").
 
 A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
 reply, no retry); the request is then allowed without RateLimit-* headers, since nothing was
 counted, and this process leaves Redis alone for `RATE_LIMIT_REDIS_BACKOFF_SECONDS` so the
-requests after it pay nothing (README, "Decisions": a hung Redis).
+requests after it pay nothing (docs/decisions.md, "A hung Redis").
 """
 
 from __future__ import annotations
@@ -213,8 +214,8 @@ def _evalsha(key: str, rate: int, burst: int, want: int = 1, mode: str = "upto")
     """The bucket script's reply for `key`, sent once on this thread's own connection
     (`_connection`): the same connection class, timeouts and reply parser as
     `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
-    command dispatch, which were half of the limiter's CPU (README "Reads under gunicorn").
-    A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it again through the
+    command dispatch, which were half of the limiter's CPU (docs/benchmarks.md, "Reads under
+    gunicorn"). A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it again through the
     client's `Script`. Raises `redis.RedisError` or `OSError` as the client would (never
     sending twice, so a hung Redis costs one `REDIS_TIMEOUT_SECONDS` and a token is never
     taken twice); the connection is then dropped and the next call opens a new one."""
@@ -266,8 +267,8 @@ def take(
     bucket: str, *, rate: int | None = None, burst: int | None = None, cost: int = 1
 ) -> Decision:
     """Take one token from `bucket` (e.g. `acct_…`), or `cost` tokens all or nothing: a
-    weighted request (a PDF rendered, README "Limits") is allowed only when the bucket holds
-    all of them, and a refusal takes none; its Retry-After is the wait until it holds `cost`.
+    weighted request (a PDF rendered, docs/operations/limits.md) is allowed only when the bucket
+    holds all of them, and a refusal takes none; its Retry-After is the wait until it holds `cost`.
     A `cost` over the bucket's `burst` is the whole burst (it could never be met). A weighted
     take never uses a lease. `rate` (tokens/s) and `burst` (tokens) default to the settings
     when None; 0 in either refuses every request (`blocked`).

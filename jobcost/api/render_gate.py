@@ -1,5 +1,5 @@
 """At most `JOBCOST_RENDERS_PER_ACCOUNT` PDFs rendering for one account at once, across
-processes and hosts (README "Limits", "Rendering PDFs").
+processes and hosts (docs/operations/limits.md, "Rendering PDFs").
 
 With Redis, an account's renderings in flight are the members of a sorted set scored by the
 Redis server's clock; one Lua script drops the members older than the slot's lifetime (a

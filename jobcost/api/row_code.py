@@ -1,4 +1,4 @@
-"""Row functions generated for one serializer and one row type (issue 13: fast reads).
+"""Row functions generated for one serializer and one row type (docs/architecture.md).
 
 `jobcost.api.output` compiles a serializer into a plan: one `FieldPlan` per readable field,
 in declared order, each with its compiled function `value(row, call)` (DRF's semantics: the

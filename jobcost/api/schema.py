@@ -315,7 +315,7 @@ class JobcostAutoSchema(AutoSchema):
                 # (a project's `currency`: `^[a-z]{3}$`); this one would have kept it out.
                 schema["pattern"] = NOT_BLANK_PATTERN
             if isinstance(field, CentsField):
-                # The money cap (README "Limits"), not the int64 range: past it is 400.
+                # The money cap (docs/operations/limits.md), not the int64 range: past it is 400.
                 # A `positive` amount (an invoice's, a receipt's) is 1 cent or more.
                 schema["minimum"] = -MONEY_MAX if field.allow_negative else int(field.positive)
                 schema["maximum"] = MONEY_MAX
@@ -361,7 +361,7 @@ class JobcostAutoSchema(AutoSchema):
                 AuthErrorCode.API_KEY_INVALID,
                 AuthErrorCode.API_KEY_REVOKED,
             ],
-            # A `charset` other than UTF-8, on any operation (README "Decisions": "Request
+            # A `charset` other than UTF-8, on any operation (docs/decisions.md, "Request
             # bodies").
             "415": [RequestErrorCode.UNSUPPORTED_MEDIA_TYPE],
             "429": [RateLimitErrorCode.RATE_LIMITED],

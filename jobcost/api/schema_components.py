@@ -1,5 +1,5 @@
 """Schema components written by hand: the error envelope (`ErrorResponse` → `ErrorObject`,
-docs/errors.md) and the `Actor` of audit entries and agent actions (README "Audit trail"),
+docs/errors.md) and the `Actor` of audit entries and agent actions (docs/audit.md),
 added to the document by the first schema hook, `append_components`."""
 
 import copy

@@ -1,6 +1,6 @@
 """The last pass over the generated OpenAPI document (SPECTACULAR_SETTINGS
 ["POSTPROCESSING_HOOKS"]): what the API accepts, said exactly, in a shape SDK generators turn
-into clean code (README "OpenAPI schema and SDKs").
+into clean code (docs/openapi.md, "OpenAPI schema and SDKs").
 
 - `info.version` is a valid package version (PEP 440, e.g. `2026.11.20rc0`); the dated API
   version is `info.x-jobcost-version` and the `JobcostVersion` enum.

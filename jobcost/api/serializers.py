@@ -34,8 +34,8 @@ class FigureField(serializers.Field):
     with `schema` its OpenAPI schema; `context` is the rendering's (one dict for a whole
     list, where a figure may keep what its row's other figures share). `jobcost.api.output`
     calls `figure` straight, without the per-request serializer instance a
-    `SerializerMethodField` needs (issue 13: as method fields, a project's eight rollups
-    were about half of rendering it, README "Sixth round")."""
+    `SerializerMethodField` needs (as method fields, a project's eight rollups
+    were about half of rendering it, docs/benchmarks.md, "Reads under gunicorn")."""
 
     def __init__(self, figure: Callable[[Any, dict], Any], schema: dict, **kwargs):
         self.figure = figure
@@ -120,7 +120,7 @@ def reject_non_strings(fields, data: Mapping) -> None:
     """400 `parameter_invalid` for a number, boolean, object or array sent where a string is
     expected, directly or as an item of a list of strings (`events[1]`), and for anything but
     a JSON integer where a whole number is expected (DRF would read `"6"` or `6.0` as 6);
-    `null` is left to the field's own `allow_null` (README, "Decisions": "Strings")."""
+    `null` is left to the field's own `allow_null` (docs/decisions.md, "Strings")."""
     for name, field in fields.items():
         if field.read_only or name not in data or data[name] is None:
             continue

@@ -40,16 +40,16 @@ from jobcost.services.common import all_or_nothing
 
 WRITE_METHODS = ("POST", "PATCH")
 # JSON is UTF-8 (RFC 8259 §8.1); a body declared in any other charset is 415, never decoded as
-# UTF-8 regardless (README, "Decisions": "Request bodies").
+# UTF-8 regardless (docs/decisions.md, "Request bodies").
 UTF8_NAMES = frozenset({"utf-8", "utf8", '"utf-8"', '"utf8"'})
 
 
 def client_ip(request) -> str:
     """The client's address, for the unauthenticated rate-limit bucket.
 
-    REMOTE_ADDR, unless `JOBCOST_TRUSTED_PROXIES` = N > 0 proxies stand in front (README,
-    "Production"): each appends the address it received from to X-Forwarded-For, so the
-    client is the N-th entry from the right; anything left of it is the client's own claim
+    REMOTE_ADDR, unless `JOBCOST_TRUSTED_PROXIES` = N > 0 proxies stand in front
+    (docs/operations/production.md): each appends the address it received from to X-Forwarded-For,
+    so the client is the N-th entry from the right; anything left of it is the client's own claim
     and is ignored. A missing or malformed entry falls back to REMOTE_ADDR.
     """
     remote = request.META.get("REMOTE_ADDR") or "unknown"
@@ -153,12 +153,12 @@ class JobcostViewSet(viewsets.GenericViewSet):
 
     @contextlib.contextmanager
     def rendering(self) -> Iterator[None]:
-        """Around a document rendered for this request, e.g. a draft pay app's PDF (README
-        "Limits", "Rendering PDFs"): one of the account's `JOBCOST_RENDERS_PER_ACCOUNT`
-        rendering slots (else 429 `too_many_renders`), then the rest of the rendering's
-        weight, `JOBCOST_RENDER_WEIGHT` tokens with the request's own, from the account's
-        bucket all or nothing (else 429 `rate_limited`, `Retry-After` until the bucket holds
-        them), then `JOBCOST_RENDER_TIME_LIMIT` seconds to render (else 503
+        """Around a document rendered for this request, e.g. a draft pay app's PDF
+        (docs/operations/limits.md, "Rendering PDFs"): one of the account's
+        `JOBCOST_RENDERS_PER_ACCOUNT` rendering slots (else 429 `too_many_renders`), then the rest
+        of the rendering's weight, `JOBCOST_RENDER_WEIGHT` tokens with the request's own, from the
+        account's bucket all or nothing (else 429 `rate_limited`, `Retry-After` until the bucket
+        holds them), then `JOBCOST_RENDER_TIME_LIMIT` seconds to render (else 503
         `render_timed_out`). Enter it before reading what is rendered: a refusal then costs
         one Redis call, not the document's rows."""
         key = self.request.auth
@@ -347,7 +347,7 @@ class JobcostViewSet(viewsets.GenericViewSet):
     def parse(self, serializer_class, *, instance=None, partial: bool = False) -> dict:
         """Validate the body (shape and types only); returns validated data. Only an
         `InputSerializer` may read a body: it carries the unknown, read-only and strict-string
-        rules (README, "Decisions": "Strings")."""
+        rules (docs/decisions.md, "Strings")."""
         if not issubclass(serializer_class, InputSerializer):
             raise ImproperlyConfigured(f"{serializer_class.__name__} is not an InputSerializer")
         serializer = serializer_class(

@@ -1,8 +1,8 @@
 """The demo's project accountant: a back-office user of "Demo Builders", role manager.
 
 Only in development (`settings.DEVELOPMENT`, `JOBCOST_ENV=development`) does she get the
-README's password, so that the back office can be tried locally; anywhere else she gets an
-unusable one (an operator sets one with `changepassword` if she is wanted at all).
+password docs/backoffice/index.md gives, so that the back office can be tried locally; anywhere else
+she gets an unusable one (an operator sets one with `changepassword` if she is wanted at all).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from jobcost.services.backoffice_users import backoffice_user_create
 
 USERNAME = "accountant"
 EMAIL = "accountant@demo-builders.example"
-# For local use only (README, "The back office"); never set outside development.
+# For local use only (docs/backoffice/index.md); never set outside development.
 DEVELOPMENT_PASSWORD = "demo-accountant-2026"
 
 

@@ -1,5 +1,6 @@
-"""Data of the demo job's field records (issue 5): its RFIs, the superintendent's daily logs
-of November's first three weeks, and the agent's proposals waiting for a person to approve.
+"""Data of the demo job's field records (docs/field-records.md): its RFIs, the superintendent's
+daily logs of November's first three weeks, and the agent's proposals waiting for a person to
+approve.
 
 The story (see `progress` for the money side): RFI-001 settled the anchor bolts of the first
 footings in September; RFI-002 asked how the north parking lot drains, and the answer (the

@@ -1,4 +1,4 @@
-"""A time limit on rendering a document (README "Limits", "Rendering PDFs").
+"""A time limit on rendering a document (docs/operations/limits.md, "Rendering PDFs").
 
 ReportLab lays a document out page by page; each page it finishes calls the canvas's
 `showPage` (and a page template's `onPage`), where the renderers call `check()`. Inside

@@ -630,7 +630,8 @@ def _canvas_maker(footer: str, draft: bool):
             self._pages: list[dict] = []
 
         def showPage(self):
-            deadline.check()  # a page laid out: past the time limit, stop (README "Limits")
+            # A page laid out: past the time limit, stop (docs/operations/limits.md).
+            deadline.check()
             self._pages.append(dict(self.__dict__))
             self._startPage()
 

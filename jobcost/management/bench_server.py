@@ -1,5 +1,5 @@
 """The benchmarks' production server: gunicorn with `config/gunicorn.conf.py` on a free
-loopback port (README "Benchmarks"), shared by `bench_reads`, `bench_writes` and `bench_soak`."""
+loopback port (docs/benchmarks.md), shared by `bench_reads`, `bench_writes` and `bench_soak`."""
 
 from __future__ import annotations
 
@@ -104,6 +104,6 @@ def balanced(before: dict[int, float], after: dict[int, float]) -> bool:
     """Whether every worker served during a run, from `worker_cpu_seconds` read before and
     after it: a gunicorn worker accepts every connection of a burst it can, so a client's
     few keep-alive connections, opened at once, often all land on one worker and the others
-    idle, halving the rate at random (README "Benchmarks")."""
+    idle, halving the rate at random (docs/benchmarks.md)."""
     used = [after[pid] - before[pid] for pid in after if pid in before]
     return len(used) < 2 or min(used) >= BALANCED_SHARE * sum(used) / len(used)

@@ -1,5 +1,5 @@
 """Resident memory of a tree of processes over time, read from Linux's `/proc` (no
-dependency), for the memory soak (`manage.py bench_soak`, README "Benchmarks", "Memory soak").
+dependency), for the memory soak (`manage.py bench_soak`, docs/benchmarks.md, "Memory soak").
 
 A `Sampler` thread reads, every `interval` seconds, the RSS (`VmRSS` of `/proc/<pid>/status`)
 of each root process it was given and of all its descendants, found afresh at every sample

@@ -1,4 +1,4 @@
-"""Accounts (contractor companies) and their API keys (README "Who may call what")."""
+"""Accounts (contractor companies) and their API keys (docs/keys.md, "Who may call what")."""
 
 from django.conf import settings
 from django.db import models
@@ -13,7 +13,7 @@ class Account(Audited, TimestampedModel):
     """A contractor company. Every object belongs to exactly one account.
 
     `rate_limit_per_second` / `rate_limit_burst` override the settings' token bucket
-    (README "Limits") when set.
+    (docs/operations/limits.md) when set.
     """
 
     OBJECT = "account"
@@ -31,7 +31,7 @@ class Account(Audited, TimestampedModel):
 
 
 class Role(models.TextChoices):
-    """What a key may do (README "Who may call what")."""
+    """What a key may do (docs/keys.md, "Who may call what")."""
 
     ADMIN = "admin", "Admin"
     MANAGER = "manager", "Manager"
@@ -82,9 +82,9 @@ PERSON_ROLES = (Role.ADMIN, Role.MANAGER, Role.MEMBER, Role.VIEWER)
 
 
 class Membership(TimestampedModel):
-    """A back-office user's place in one account (docs/backoffice/month.md): a role of README "Who
-    may call what" and, like an API key, an optional restriction to projects. The admin reads the
-    account's rows through
+    """A back-office user's place in one account (docs/backoffice/month.md): a role of docs/keys.md,
+    "Who may call what" and, like an API key, an optional restriction to projects. The admin reads
+    the account's rows through
     `Scope.for_key(membership)` and decides every permission from `role` with the API's
     policy (`jobcost.api.policy`). A user without a membership who is not a superuser sees
     nothing in the admin."""

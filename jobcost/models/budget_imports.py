@@ -1,5 +1,5 @@
-"""Budget imports: a spreadsheet of cost codes and budgets read into a project (README "Budgets
-from a spreadsheet", docs/budget-import.md)."""
+"""Budget imports: a spreadsheet of cost codes and budgets read into a project
+(docs/budget-import.md)."""
 
 from django.db import models
 from django.db.models import Q

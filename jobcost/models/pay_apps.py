@@ -59,7 +59,7 @@ class PayApp(Audited, TimestampedModel):
     paid_at = models.DateTimeField(null=True, blank=True, editable=False)
     certified_total_completed = models.BigIntegerField(null=True, blank=True, editable=False)
     certified_earned_less_retainage = models.BigIntegerField(null=True, blank=True, editable=False)
-    # The owner's side (docs/resources.md, "Owner payments and certification"): what the
+    # The owner's side (docs/resources.md, "Certification"): what the
     # architect certified at approval (cents, at most line 8), when, and why less; receipts
     # are `PayAppPayment` rows.
     amount_certified = models.BigIntegerField(null=True, blank=True, editable=False)

@@ -1,4 +1,4 @@
-"""Querysets read into model instances without `Model.__init__` (issue 13: fast reads).
+"""Querysets read into model instances without `Model.__init__` (docs/architecture.md).
 
 `fetch(queryset)` returns what `list(queryset)` returns — instances of the queryset's model
 with the same field values, `select_related` objects, annotations and prefetched relations,

@@ -1,4 +1,4 @@
-"""Result rows built into model instances without `Model.__init__` (issue 13: fast reads).
+"""Result rows built into model instances without `Model.__init__` (docs/architecture.md).
 
 Django builds each row through `Model.__init__` (a loop over every field with `setattr`, two
 signals) and each `select_related` object the same way; on a page of 100 invoices with their
@@ -148,7 +148,7 @@ def run(sql: str, params: Sequence, db: str, conn=None) -> list:
     prepared statements, with Django's checks (a transaction needing its rollback, a connection
     shared across threads) and its `DatabaseError`s, but without the cursor and wrapper Django
     builds for every statement: a retrieve's read took 72 µs of CPU in process with them, 51
-    without (README "Reads under gunicorn", "Fifth round"). Raises Django's
+    without (docs/benchmarks.md, "Reads under gunicorn"). Raises Django's
     `DatabaseError`s. `conn` is `db`'s connection of this thread (looked up when None)."""
     conn = connections[db] if conn is None else conn
     if conn.vendor != "postgresql" or conn.queries_logged or conn.execute_wrappers:

@@ -1,8 +1,8 @@
 """Which lien waivers a pay app is missing: the project's waivers whose through date falls in
-the pay app's period and that are not received (README "Lien waivers"). `missing_in_period`
-is the rule as a query, for every read that filters or counts in SQL (the submit service, the
-dashboard, the back office's filter); `missing_vendor_ids` is its one Python twin, for pay
-apps whose waivers are already loaded."""
+the pay app's period and that are not received (docs/money-flow.md, "Lien waivers").
+`missing_in_period` is the rule as a query, for every read that filters or counts in SQL (the submit
+service, the dashboard, the back office's filter); `missing_vendor_ids` is its one Python twin, for
+pay apps whose waivers are already loaded."""
 
 from __future__ import annotations
 

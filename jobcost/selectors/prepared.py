@@ -1,4 +1,4 @@
-"""A queryset's SQL compiled once per shape and re-run with other values (issue 13).
+"""A queryset's SQL compiled once per shape and re-run with other values (docs/architecture.md).
 
 Compiling a queryset to SQL costs Django more CPU than PostgreSQL spends running a project's
 retrieve (its three rollup subqueries are compiled anew for every request). `instances(key,

@@ -50,7 +50,7 @@ class ProjectRollup:
     `earned_revenue = revised_contract × cost_to_date / projected_cost`, computed exactly in
     integers and rounded once to the cent, half away from zero (0 when projected_cost is 0, at
     most revised_contract; not from the rounded `percent_complete`, which is a display figure —
-    README "Decisions"); `over_under_billing = billed_to_date − earned_revenue` (positive:
+    docs/decisions.md); `over_under_billing = billed_to_date − earned_revenue` (positive:
     over-billed)."""
 
     revised_contract: int

@@ -213,8 +213,8 @@ def agent_action_propose(
 
 
 def _refuse_agents() -> None:
-    """Agent keys never decide (README "Who may call what"); the route policy refuses them first,
-    and this holds for any other caller of the service."""
+    """Agent keys never decide (docs/keys.md, "Who may call what"); the route policy refuses them
+    first, and this holds for any other caller of the service."""
     if current_actor().role == Role.AGENT:
         raise Forbidden(
             "Agent keys cannot approve or reject agent actions.",

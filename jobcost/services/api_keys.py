@@ -1,4 +1,4 @@
-"""API keys: create (secret returned once) and revoke (README "Who may call what")."""
+"""API keys: create (secret returned once) and revoke (docs/keys.md, "Who may call what")."""
 
 from __future__ import annotations
 

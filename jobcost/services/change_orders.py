@@ -58,7 +58,7 @@ def _check_lines(project: Project, amount: int, lines: list[dict]) -> list[dict]
     """Lines must name this project's cost codes and sum to `amount` (422
     `lines_sum_mismatch`, param `lines`); `budget_amount` defaults to `amount`, and the
     budget amounts may not sum past the money cap (422 `amount_out_of_range`, param `lines`;
-    README "Limits")."""
+    docs/operations/limits.md)."""
     for index, line in enumerate(lines):
         if line["cost_code"].project_id != project.pk:
             raise InvalidRequest(

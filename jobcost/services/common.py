@@ -237,8 +237,8 @@ def bulk_set(model: type[M], instances: list[M], fields: list[str]) -> None:
     matched by primary key. For counters moved under the rows' lock (`select_for_update`
     first). On PostgreSQL it is one `UPDATE … FROM unnest(<one array per column>)`, whose
     cost hardly grows with the rows (`QuerySet.bulk_update` builds a CASE per row and field:
-    seconds for a thousand rows; README "Limits"); elsewhere `bulk_update`. Sends no signal:
-    callers write the audit entries (`audit.services.record_updated_many`)."""
+    seconds for a thousand rows; docs/operations/limits.md); elsewhere `bulk_update`. Sends no
+    signal: callers write the audit entries (`audit.services.record_updated_many`)."""
     if not instances:
         return
     if connection.vendor != "postgresql":

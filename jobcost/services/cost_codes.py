@@ -250,7 +250,7 @@ def cost_code_create(
     """Create a cost code and its budget line (`original_amount` = `budget_amount`, cents).
     Raises 409 `project_closed`, 409 `resource_already_exists` (param `code`) and 422
     `amount_out_of_range` (param `budget_amount`) when the project's budgets would sum past
-    the money cap (README "Limits").
+    the money cap (docs/operations/limits.md).
 
     Emits: audit budget_line.created, cost_code.created; events cost_code.created.
     """
@@ -297,7 +297,7 @@ def budget_line_update(*, budget_line_id: str, changes: dict) -> BudgetLine:
     """PATCH a budget line: `cost_to_complete` (cents ≥ 0 sets the estimate; null returns to
     the computed value) any time, `original_amount` only while the project is `bid` (else 409
     `budget_locked`). 422 `amount_out_of_range` when a project total would pass the money cap
-    (README "Limits").
+    (docs/operations/limits.md).
 
     Emits: audit budget_line.updated; events budget.updated.
     """

@@ -95,7 +95,7 @@ def project_update(*, project_id: str, changes: dict) -> Project:
     `contract_amount` only while `bid` (else 409 `contract_locked`). A closed project refuses
     everything (409 `project_closed`); an unlisted status move is 409
     `invalid_state_transition`; a contract that would take the revised contract past the
-    money cap is 422 `amount_out_of_range` (README "Limits").
+    money cap is 422 `amount_out_of_range` (docs/operations/limits.md).
 
     Emits: audit project.updated; events project.updated.
     """

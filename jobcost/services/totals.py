@@ -1,4 +1,4 @@
-"""The money cap on computed totals (README "Limits").
+"""The money cap on computed totals (docs/operations/limits.md).
 
 Every money input is at most `MONEY_MAX` in magnitude, but sums of accepted inputs can grow
 past it (a contract at the cap plus an approved change order, budgets added line by line, a
@@ -30,7 +30,7 @@ def out_of_range(what: str, cents: int, *, param: str | None = None, object_id=N
     """The 422 `amount_out_of_range` error for a total `what` that would reach `cents`."""
     return ValidationFailed(
         f"This change would take {what} to {format_dollars(cents)}, past the maximum of "
-        f'{format_dollars(MONEY_MAX)} (README "Limits").',
+        f"{format_dollars(MONEY_MAX)} (docs/operations/limits.md).",
         code=ProjectErrorCode.AMOUNT_OUT_OF_RANGE,
         param=param,
         object_id=object_id,

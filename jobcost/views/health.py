@@ -1,4 +1,4 @@
-"""Health probes (README "The two commands"), without a key."""
+"""Health probes (docs/development.md), without a key."""
 
 import redis
 from django.conf import settings
@@ -17,7 +17,7 @@ def healthz(request):
 
 def _broker_ok() -> tuple[bool, str]:
     """PING the Redis broker once: a down or hung Redis answers "down" within
-    `REDIS_TIMEOUT_SECONDS` (connect or reply, no retry; README, "Configuration")."""
+    `REDIS_TIMEOUT_SECONDS` (connect or reply, no retry; docs/operations/configuration.md)."""
     if settings.REDIS_URL:
         client = bounded_client()
         try:

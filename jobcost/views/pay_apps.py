@@ -143,8 +143,8 @@ class PayAppViewSet(AuditTrailMixin, JobcostViewSet):
             )
         # A certified or submitted pay app's stored document renders nothing: served as any
         # read is. A draft's rendering takes its slot, weight and time limit before the pay
-        # app and its lines are read, so a refused request costs next to nothing (README
-        # "Limits", "Rendering PDFs").
+        # app and its lines are read, so a refused request costs next to nothing
+        # (docs/operations/limits.md, "Rendering PDFs").
         stored = stored_pay_app_response(self.visible_id())
         if stored is not None:
             return stored

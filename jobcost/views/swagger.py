@@ -1,4 +1,4 @@
-"""`/docs`: Swagger UI over `/v1/openapi.json` (README, "OpenAPI and health")."""
+"""`/docs`: Swagger UI over `/v1/openapi.json` (docs/openapi.md)."""
 
 from django.http import HttpResponse
 from drf_spectacular.views import SpectacularSwaggerView

@@ -143,9 +143,9 @@ def test_postgres_refuses_truncate_of_the_audit_table(entry):
 
 @pytest.mark.postgres
 def test_service_role_cannot_drop_disable_or_bypass_the_triggers(entry):
-    """The README's service role ("Database roles": SELECT/INSERT/UPDATE/DELETE, no ownership,
-    no TRIGGER or TRUNCATE privilege) can neither drop nor disable the audit triggers, nor
-    truncate, nor switch triggers off for its session."""
+    """The service role of docs/operations/production.md ("Database roles":
+    SELECT/INSERT/UPDATE/DELETE, no ownership, no TRIGGER or TRUNCATE privilege) can neither drop
+    nor disable the audit triggers, nor truncate, nor switch triggers off for its session."""
     role = f"jobcost_service_{uuid.uuid4().hex[:8]}"
     with transaction.atomic():  # CREATE ROLE is transactional: rolled back with the test
         with connection.cursor() as cursor:

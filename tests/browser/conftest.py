@@ -10,7 +10,7 @@ passed are written under `var/browser/<test>/` for a person to look at. A full-p
 costs Chromium a tenth of a second or more, about a quarter of the browser tests' time, so the
 steps' own screenshots are taken only when asked for: `JOBCOST_BROWSER_STEPS=1` keeps them and
 writes them beside the failure's (rerun a failed test so), and `JOBCOST_BROWSER_SHOTS=<folder>`
-writes every test's steps there, pass or fail: that is how the README's screenshots in
+writes every test's steps there, pass or fail: that is how the screenshots in
 `docs/backoffice/img/` are made.
 """
 

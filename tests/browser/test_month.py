@@ -1,4 +1,4 @@
-"""The accountant's month in a real browser, on the demo job (README, "The back office").
+"""The accountant's month in a real browser, on the demo job (docs/backoffice/index.md).
 
 As the demo's accountant (a manager of Demo Builders): sign in and read the dashboard; enter
 this period's work on the draft pay app #3 and see the G702 move by exactly that amount;

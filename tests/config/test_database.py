@@ -1,4 +1,4 @@
-"""The PostgreSQL connection's options (README "Configuration", docs/architecture.md): the
+"""The PostgreSQL connection's options (docs/operations/configuration.md, docs/architecture.md): the
 server binds parameters, and a statement a connection runs DATABASE_PREPARE_THRESHOLD times is
 prepared there; "off" prepares nothing."""
 

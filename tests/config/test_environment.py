@@ -1,5 +1,5 @@
-"""JOBCOST_ENV (README, "Production"): production refuses to start with the built-in or a
-missing secret key and without named hosts; the README's production environment passes
+"""JOBCOST_ENV (docs/operations/production.md): production refuses to start with the built-in or a
+missing secret key and without named hosts; the documented production environment passes
 `manage.py check --deploy` with no warning; development keeps a generated key in var/.
 
 Each case starts a real `manage.py` process with exactly the environment given (nothing
@@ -22,17 +22,17 @@ from tests.config.manage import manage
 BASE_DIR = Path(settings.BASE_DIR)
 
 
-def _readme_production_block() -> str:
-    """The sh block of the README's "Production" → "Environment" part, verbatim."""
-    readme = (BASE_DIR / "README.md").read_text()
-    part = readme.split("\n### Environment\n", 1)[1].split("\n### ", 1)[0]
+def _documented_production_block() -> str:
+    """The sh block of docs/operations/production.md, "Environment", verbatim."""
+    page = (BASE_DIR / "docs" / "operations" / "production.md").read_text()
+    part = page.split("\n## Environment\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```sh\n(.*?)```", part, flags=re.DOTALL)
     assert len(blocks) == 1, "the Production/Environment part must hold exactly one sh block"
     return blocks[0]
 
 
-def test_readme_production_environment_passes_check_deploy(tmp_path):
-    block = _readme_production_block()
+def test_the_documented_production_environment_passes_check_deploy(tmp_path):
+    block = _documented_production_block()
     assert "JOBCOST_ENV=production" in block
     result = manage(
         tmp_path,

@@ -21,7 +21,7 @@ def seeded_server(live_server):
     demo_job_load()
     account = Project.objects.get(number="2026-014").account
     # The fuzzer checks answers, not the rate limit: a bucket that every request it sends fits
-    # in (a PDF rendered costs 20 tokens, README "Limits"), so no answer is a 429.
+    # in (a PDF rendered costs 20 tokens, docs/operations/limits.md), so no answer is a 429.
     account.rate_limit_per_second, account.rate_limit_burst = 10_000, 100_000
     account.save(update_fields=["rate_limit_per_second", "rate_limit_burst"])
     make_endpoint(account)

@@ -1,4 +1,5 @@
-"""Schemathesis hooks (loaded through `hooks` in schemathesis.toml; README "Fuzzing the API").
+"""Schemathesis hooks (loaded through `hooks` in schemathesis.toml; docs/openapi.md, "Fuzzing the
+API").
 
 - Every POST and PATCH that carries a valid `Idempotency-Key` gets a fresh one per call, so
   two generated bodies never collide on a key (a collision is 409 `idempotency_key_reused`,

@@ -1,7 +1,7 @@
 """The Python client generated from /v1/openapi.json by openapi-python-client (pinned in
 requirements.txt) builds with no warning, installs, and works against a live server: list,
 follow `next_cursor`, create with an Idempotency-Key (and replay it), read an error envelope
-(README "OpenAPI schema and SDKs")."""
+(docs/openapi.md, "OpenAPI schema and SDKs")."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from jobcost.models import Vendor
 
 BIN = Path(sys.executable).parent
 PACKAGE = "job_cost_api_client"
-# The repository's generator settings (application/pdf read as bytes), as the README says.
+# The repository's generator settings (application/pdf read as bytes), as docs/openapi.md says.
 CONFIG = Path(__file__).resolve().parents[2] / "openapi-python-client.yml"
 
 

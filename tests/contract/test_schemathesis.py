@@ -1,6 +1,6 @@
-"""Schemathesis over /v1/openapi.json against a live, seeded server (README "Fuzzing the
-API"): every check, including `positive_data_acceptance`, `negative_data_rejection` and the
-stateful phase's links, must pass.
+"""Schemathesis over /v1/openapi.json against a live, seeded server (docs/openapi.md,
+"Fuzzing the API"): every check, including `positive_data_acceptance`, `negative_data_rejection` and
+the stateful phase's links, must pass.
 
 Bounded here (a fixed seed, a few examples per operation: a few minutes on this machine);
 `make fuzz` runs the same harness longer with a random seed (FUZZ_SEED, FUZZ_MAX_EXAMPLES,

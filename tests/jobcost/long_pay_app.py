@@ -1,4 +1,4 @@
-"""A 60-line G703 with 90-character names (issue 31, item 1), built through the services: a
+"""A 60-line G703 with 90-character names (docs/documents.md), built through the services: a
 project, owner and architect named with 90 characters, 45 cost codes whose names run to 90
 characters, and 15 owner change orders (10 additions, 5 deductions) titled with 90 characters.
 Pay app #1 bills every cost code and is certified for less than it applied for, with a note;

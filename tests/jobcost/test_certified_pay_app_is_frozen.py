@@ -1,4 +1,4 @@
-"""Certified means frozen (issue 31, item 2; docs/documents.md): what a pay app printed when it
+"""Certified means frozen (docs/documents.md): what a pay app printed when it
 was submitted is what it prints forever. Submission stores the document (stage `submitted`),
 approval stores it with the architect's certificate (stage `certified`), and
 GET /v1/pay-apps/{id}/pdf serves those bytes: renaming the project, the owner or the account
@@ -96,7 +96,7 @@ def test_renames_and_payment_change_no_byte_of_a_certified_pay_app(job, make_api
     assert admin.patch(f"/v1/projects/{job.pk}", project_patch).status_code == 200
     owner_patch = {"name": "Renamed owner"}
     assert admin.patch(f"/v1/owners/{job.owner_id}", owner_patch).status_code == 200
-    # No service renames an account (README, "The back office"): an operator's rename.
+    # No service renames an account (docs/backoffice/index.md): an operator's rename.
     Account.objects.filter(pk=job.account_id).update(name="Renamed contractor")
     Project.objects.filter(pk=job.pk).update(architect_name="Someone else")
     paid = admin.post(f"/v1/pay-apps/{pay_app.pk}/mark-paid", {})

@@ -415,7 +415,7 @@ def test_every_figure_through_the_api_is_consistent(seeded):
     ).quantize(Decimal("0.01"))
     assert 25 <= percent <= 35
     assert 8 <= project["projected_margin_pct"] <= 12
-    # Exact, rounded once (README "Decisions"): revised × cost / projected, half away from 0.
+    # Exact, rounded once (docs/decisions.md): revised × cost / projected, half away from 0.
     exact = Decimal(project["revised_contract"] * project["cost_to_date"]) / Decimal(
         project["projected_cost"]
     )

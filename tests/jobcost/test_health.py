@@ -1,4 +1,4 @@
-"""Health probes (README "OpenAPI and health"), without a key: /healthz (process up) and
+"""Health probes (docs/openapi.md), without a key: /healthz (process up) and
 /readyz (database and broker reachable)."""
 
 import pytest

@@ -247,8 +247,8 @@ def test_the_admin_download_button_serves_the_same_file(demo, client):
     assert response.content == api_pdf.content
     client.logout()
     assert client.get(url).status_code == 302  # to the login page
-    # Staff who belong to no account see no rows in the back office (README, "The back
-    # office"), so the pay app is not found for them and cannot be printed either.
+    # Staff who belong to no account see no rows in the back office (docs/backoffice/index.md),
+    # so the pay app is not found for them and cannot be printed either.
     clerk = get_user_model().objects.create_user("clerk", "clerk@example.com", "pw")
     clerk.is_staff = True
     clerk.save()

@@ -1,4 +1,4 @@
-"""The printed G702/G703 is laid out (issue 31, item 1; docs/documents.md): every glyph read
+"""The printed G702/G703 is laid out (docs/documents.md): every glyph read
 back from the PDF (tests/pdf_layout.py) lies inside the 0.5 in margins, over no other glyph
 and under no cell rule — for the demo's three pay apps and for a 60-line G703 with
 90-character names — and the blocks a contractor signs and an architect certifies are there,

@@ -136,8 +136,9 @@ def test_a_demo_seeded_before_the_money_flow_gets_its_billing_periods_once():
 
 
 def test_a_demo_seeded_before_the_field_records_gets_them_once():
-    """A database seeded before issue 5 gets the RFIs, logs and proposals added once, and its
-    change orders (past draft by then) are linked to their RFIs through the service."""
+    """A database seeded before the demo had field records gets the RFIs, logs and proposals
+    added once, and its change orders (past draft by then) are linked to their RFIs through the
+    service."""
     with transaction.atomic(), acting_as(SYSTEM):
         demo_progress_load(demo_setup_load())
     before = row_counts()
@@ -221,7 +222,7 @@ def progress_rows_of_the_page() -> list[str]:
     ]
 
 
-def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_readme_password():
+def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_documented_password():
     from django.contrib.auth import get_user_model
 
     from jobcost.demo import accountant
@@ -234,8 +235,8 @@ def test_the_demo_accountant_is_a_manager_of_the_demo_account_with_the_readme_pa
     assert (membership.account.name, membership.role) == (data.ACCOUNT_NAME, "manager")
     assert not membership.projects.exists()
     assert user.check_password(accountant.DEVELOPMENT_PASSWORD)
-    readme = (Path(settings.BASE_DIR) / "README.md").read_text()
-    assert accountant.DEVELOPMENT_PASSWORD in readme
+    page = (Path(settings.BASE_DIR) / "docs" / "backoffice" / "index.md").read_text()
+    assert accountant.DEVELOPMENT_PASSWORD in page
 
 
 def test_outside_development_the_demo_accountant_has_no_usable_password(settings):

@@ -1,7 +1,7 @@
-"""Batched sending keeps the delivery guarantees (README "Delivery, retries and disabling"): a
-drain sends a claimed batch with the endpoint re-checked before every POST and records a run of
-quick successes together (`webhooks.delivery.record_outcomes`). Changes made while a POST of
-the batch is in flight are made from the receiver's thread (`Receiver.on_request`), so the
+"""Batched sending keeps the delivery guarantees (docs/webhooks.md, "Delivery, retries and
+disabling"): a drain sends a claimed batch with the endpoint re-checked before every POST and
+records a run of quick successes together (`webhooks.delivery.record_outcomes`). Changes made while
+a POST of the batch is in flight are made from the receiver's thread (`Receiver.on_request`), so the
 drain meets them at its next re-check; the worker is killed while it holds a POST open."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`manage.py bench_soak` (the memory soak, README "Benchmarks", "Memory soak"): the RSS
+"""`manage.py bench_soak` (the memory soak, docs/benchmarks.md, "Memory soak"): the RSS
 sampler on real processes, the verdict on made-up samples, and a two-second real run (gunicorn,
 one Celery worker, a loopback receiver) that samples every process, drives every kind of
 request, gets its deliveries to the receiver, prints its table and cleans up. Its figures are

@@ -1,4 +1,4 @@
-"""Draining one endpoint (README "Running workers"): `webhooks.drain.drain` — the body of the
+"""Draining one endpoint (docs/operations/workers.md): `webhooks.drain.drain` — the body of the
 `drain_endpoint` task — called directly against real loopback receivers, and the sweep's
 routing checked in real Redis queues. The real-worker path is in test_isolation.py and
 test_worker_delivery.py."""
@@ -92,7 +92,7 @@ def test_a_drain_finding_both_slots_taken_sends_nothing_and_one_slot_freed_lets_
         holder.start()
         assert holder.held.wait(10)
     try:
-        assert sorted(h.slot for h in holders) == [0, 1]  # README: two slots per endpoint
+        assert sorted(h.slot for h in holders) == [0, 1]  # two slots (docs/operations/workers.md)
         result = drain(endpoint.pk, FAST)
         assert (result.sent, result.more, result.slot) == (0, False, False)
         assert receiver.requests == []
@@ -253,7 +253,7 @@ def test_a_url_changed_during_a_drain_is_checked_again_before_the_next_post(rece
 
 def test_a_full_first_batch_asks_once_for_another_slot_and_a_short_one_does_not(endpoint, receiver):
     """`on_backlog` (the task queues one more drain) is called once when the first claim comes
-    back full — README "Running workers": a backlog gets both slots working — and not when
+    back full — docs/operations/workers.md: a backlog gets both slots working — and not when
     everything due fits in one batch."""
     calls = []
     _owe(endpoint, BATCH[FAST] - 1)

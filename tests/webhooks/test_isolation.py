@@ -1,7 +1,7 @@
-"""A slow or dead endpoint must not hold up another account's webhooks (README "Running
-workers"): real Celery worker processes started as production runs them, a real receiver that
-answers after 9 s, a socket that never answers, and a fast receiver whose delivery must
-arrive within 5 s of its change committing."""
+"""A slow or dead endpoint must not hold up another account's webhooks
+(docs/operations/workers.md): real Celery worker processes started as production runs them, a
+real receiver that answers after 9 s, a socket that never answers, and a fast receiver whose
+delivery must arrive within 5 s of its change committing."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(tra
 SLOW_ANSWER_SECONDS = 9.0
 QUEUED_EACH = 20
 FAST_WITHIN_SECONDS = 5.0
-# README "Running workers": one endpoint has at most two attempts in flight.
+# docs/operations/workers.md: one endpoint has at most two attempts in flight.
 SLOTS_PER_ENDPOINT = 2
 # Bounded, so that the test fails fast where the fast delivery waits behind the slow ones.
 WAIT_AT_MOST = 15.0

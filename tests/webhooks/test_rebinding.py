@@ -1,5 +1,5 @@
-"""DNS rebinding (README "Managing endpoints"): a webhook is sent only to an address the SSRF
-guard checked, looked up once per connection, with TLS SNI, certificate verification and the
+"""DNS rebinding (docs/webhooks.md, "Managing endpoints"): a webhook is sent only to an address the
+SSRF guard checked, looked up once per connection, with TLS SNI, certificate verification and the
 `Host` header still for the URL's host name. Real HTTPS receivers on loopback addresses
 (tests/webhooks/tls.py); host names resolve through the WEBHOOKS_RESOLVER seam from a script
 (tests/webhooks/resolvers.py), so the production transport and guard are what run."""

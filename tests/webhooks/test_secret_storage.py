@@ -1,5 +1,5 @@
-"""Where a webhook signing secret may be (README "Managing endpoints"): in full only in the
-endpoint's own row and in the create / rotate-secret response — and its replay, to the same
+"""Where a webhook signing secret may be (docs/webhooks.md, "Managing endpoints"): in full only in
+the endpoint's own row and in the create / rotate-secret response — and its replay, to the same
 API key, within 24 h. Never in the stored idempotent response (nor the admin page that shows
 it), the audit trail, events or logs."""
 

@@ -241,7 +241,7 @@ _malformed_ids = [why for _url, why in MALFORMED]
 
 def _code_for(url: str) -> str:
     """Through the API a NUL never reaches the guard: the body parser refuses it anywhere in a
-    body with `parameter_invalid` (README, "Decisions": "Strings"); the rest is `url_invalid`."""
+    body with `parameter_invalid` (docs/decisions.md, "Strings"); the rest is `url_invalid`."""
     return "parameter_invalid" if "\x00" in url else "url_invalid"
 
 

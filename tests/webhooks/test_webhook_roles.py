@@ -1,5 +1,5 @@
-"""Who may manage webhooks and read events (README "Who may call what"): every /v1/webhooks route
-is the admin role's alone, and never a project-restricted key's (403 `role_forbidden`, checked
+"""Who may manage webhooks and read events (docs/keys.md, "Who may call what"): every /v1/webhooks
+route is the admin role's alone, and never a project-restricted key's (403 `role_forbidden`, checked
 before the
 body, writing nothing); events are read by every role, a restricted key seeing only its
 projects' events."""

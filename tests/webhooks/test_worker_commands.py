@@ -1,6 +1,6 @@
-"""The production worker commands in the README are the ones the worker tests and the webhook
-bench start (`webhooks.lanes.PRODUCTION_WORKERS`), so the isolation the tests measure is the
-isolation production gets."""
+"""The production worker commands in docs/operations/workers.md are the ones the worker tests
+and the webhook bench start (`webhooks.lanes.PRODUCTION_WORKERS`), so the isolation the tests
+measure is the isolation production gets."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from django.conf import settings
 
 from webhooks.lanes import PRODUCTION_WORKERS
 
-README = Path(settings.BASE_DIR) / "README.md"
+PAGE = Path(settings.BASE_DIR) / "docs" / "operations" / "workers.md"
 
 
-def _readme_workers() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    section = README.read_text().split("## Running workers", 1)[1].split("\n## ", 1)[0]
+def _documented_workers() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    section = PAGE.read_text()
     workers = {}
     for line in re.findall(r"^\.venv/bin/celery -A config worker .*$", section, re.M):
         args = shlex.split(line)
@@ -27,8 +27,8 @@ def _readme_workers() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     return workers
 
 
-def test_the_readme_runs_the_workers_the_tests_start():
-    assert _readme_workers() == PRODUCTION_WORKERS
+def test_the_docs_run_the_workers_the_tests_start():
+    assert _documented_workers() == PRODUCTION_WORKERS
 
 
 def test_the_production_queues_are_the_default_settings():

@@ -27,9 +27,8 @@ rounds' lowest and highest, and how many runs were repeated. Needs PostgreSQL
 (`DATABASE_URL`) and Redis (`REDIS_URL`), as production does.
 
 The account's rate limit is 1,000,000 requests/s (so the benchmark is never refused), so its
-tokens come from the Redis bucket in leases (`jobcost.api.ratelimit.lease_size`, README
-"Decisions"); the header says how large. An account at the default 100 requests/s calls
-Redis on every request.
+tokens come from the Redis bucket in leases (`jobcost.api.ratelimit.lease_size`, docs/decisions.md);
+the header says how large. An account at the default 100 requests/s calls Redis on every request.
 """
 
 from __future__ import annotations
@@ -306,7 +305,7 @@ class Command(BaseCommand):
             f"\nbench_reads: gunicorn {workers} workers × {threads} threads, wrk {connections} "
             f"connections, {rounds} rounds of {duration} s per server and case, API and ceiling "
             f"in turns; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; the "
-            f'account\'s rate-limit tokens in leases of {self.lease} (README "Decisions")\n'
+            f"account's rate-limit tokens in leases of {self.lease} (docs/decisions.md)\n"
         )
         self.stdout.write(
             f"{'case':<10}{'server':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>8}"

@@ -1,6 +1,6 @@
 """`python manage.py bench_writes [--clients 8] [--seconds 20] [--workers 2] [--threads 4]`
 
-Write throughput through the production server (README "Benchmarks", "Writes"), beside its
+Write throughput through the production server (docs/benchmarks.md, "Writes"), beside its
 ceiling measured in the same run:
 
 - **The figure**: gunicorn started with `config/gunicorn.conf.py` (`--workers` × `--threads`,

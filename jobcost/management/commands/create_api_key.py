@@ -1,5 +1,5 @@
 """`python manage.py create_api_key --account <name-or-id> --role <role> [--project prj_… ...]
-[--name <label>]`: prints the secret alone on its last line (README "Who may call what")."""
+[--name <label>]`: prints the secret alone on its last line (docs/keys.md, "Who may call what")."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -1,4 +1,4 @@
-"""`python manage.py revoke_api_key <key_id>` (README "Who may call what")."""
+"""`python manage.py revoke_api_key <key_id>` (docs/keys.md, "Who may call what")."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -1,4 +1,4 @@
-"""`python manage.py seed_demo`: load the demo job (README "The two commands"), idempotently.
+"""`python manage.py seed_demo`: load the demo job (docs/development.md), idempotently.
 
 Creates the account "Demo Builders" with project 2026-014, a $8.4M classroom addition, its
 owner, twelve vendors, CSI cost codes with scheduled values and budgets, and the bought-out
@@ -9,7 +9,7 @@ of 2–19 November 2026 and four agent proposals awaiting approval
 (`jobcost.demo.field_records`). Run again, it finds the project and writes nothing.
 
 It also loads the demo's project accountant (`jobcost.demo.accountant`): user `accountant`,
-role manager of "Demo Builders", with the README's password in development only.
+role manager of "Demo Builders", with the password of docs/backoffice/index.md in development only.
 
 The only API key it creates is the demo's agent (role `agent`, restricted to the demo
 project), so that the pending proposals have a real proposer; its secret is discarded unseen
@@ -120,7 +120,7 @@ class Command(BaseCommand):
         ]
         lines += [
             f"Back office: /admin/ as {USERNAME} (manager of {project.account.name}; "
-            'password in the README, "The back office", in development only).',
+            "password in docs/backoffice/index.md, in development only).",
             "Create an API key for it with:",
             '  .venv/bin/python manage.py create_api_key --account "Demo Builders" --role admin',
         ]

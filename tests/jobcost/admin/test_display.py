@@ -65,7 +65,7 @@ def test_dollars_field_cleans_to_cents(typed, cents):
         ("NaN", "amount in dollars"),
         ("--5", "amount in dollars"),
         ("-1.00", "at least 0.00"),
-        ("100000000000.01", "at most 100000000000.00"),  # the money cap, README "Limits"
+        ("100000000000.01", "at most 100000000000.00"),  # the money cap, docs/operations/limits.md
     ],
 )
 def test_dollars_field_rejects_bad_amounts(typed, message):

@@ -211,8 +211,8 @@ def test_ar_aging_page_shows_what_owners_owe_with_the_owner_filter(job):
 
 
 def test_a_report_pdf_past_its_time_limit_is_refused_on_the_page(job, settings):
-    """A back-office report PDF that runs past `JOBCOST_RENDER_TIME_LIMIT` (README "Limits")
-    is stopped and said on the report's page, not an error page."""
+    """A back-office report PDF that runs past `JOBCOST_RENDER_TIME_LIMIT`
+    (docs/operations/limits.md) is stopped and said on the report's page, not an error page."""
     settings.JOBCOST_RENDER_TIME_LIMIT = 0
     web = member_client(job.account, "member")
     page = web.get("/admin/reports/wip/", {"format": "pdf"})

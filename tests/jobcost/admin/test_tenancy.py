@@ -1,4 +1,4 @@
-"""Tenancy and roles in the back office (README "The back office", issue 10 item 1), through
+"""Tenancy and roles in the back office (docs/backoffice/index.md), through
 the real admin.
 
 Two accounts each hold the whole demo job (every kind of row, loaded by the same services as

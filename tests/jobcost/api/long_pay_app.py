@@ -1,4 +1,4 @@
-"""A draft pay app with a long G703, for the PDF-rendering bounds (README "Limits")."""
+"""A draft pay app with a long G703, for the PDF-rendering bounds (docs/operations/limits.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agent actions through the API (docs/resources.md, agent_action, §2 roles; issue 5).
+"""Agent actions through the API (docs/resources.md, agent_action, §2 roles).
 
 An agent key (or any writer) proposes `invoice.code`, `change_order.create`, `rfi.create`,
 `daily_log.create` or `budget.update` with the body the real endpoint takes; nothing changes
@@ -947,7 +947,7 @@ def test_only_managers_and_admins_decide(verb, role, code, account, job, agent, 
 
 
 def test_the_agent_cannot_decide_even_with_a_bad_body(job, agent):
-    """The role check runs before the body is read (README "Who may call what")."""
+    """The role check runs before the body is read (docs/keys.md, "Who may call what")."""
     action_id = proposed_id(agent, "rfi.create", rfi_body(job))
     response = agent.post(f"{ACTIONS}/{action_id}/approve", {"nonsense": True})
     assert response.status_code == 403

@@ -1,8 +1,8 @@
-"""Every array in a request body has a documented maximum (README "Limits", jobcost/limits.py):
-one element past it is 400 `parameter_invalid` naming the array, before any element is read,
-with nothing written; the schema carries the bound. A maximum-size create or approve costs the
-same number of queries as a small one (bulk writes), and still moves every budget line under
-its lock with its audit entry and `budget.updated` event."""
+"""Every array in a request body has a documented maximum (docs/operations/limits.md,
+jobcost/limits.py): one element past it is 400 `parameter_invalid` naming the array, before any
+element is read, with nothing written; the schema carries the bound. A maximum-size create or
+approve costs the same number of queries as a small one (bulk writes), and still moves every budget
+line under its lock with its audit entry and `budget.updated` event."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""README "Who may call what" authentication failures: missing, malformed, unknown and revoked keys
-are 401 `unauthenticated` with `WWW-Authenticate: Bearer`, write nothing and are not stored for
-idempotency."""
+"""docs/keys.md, "Who may call what" authentication failures: missing, malformed, unknown and
+revoked keys are 401 `unauthenticated` with `WWW-Authenticate: Bearer`, write nothing and are not
+stored for idempotency."""
 
 from __future__ import annotations
 

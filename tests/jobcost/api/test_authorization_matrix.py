@@ -1,8 +1,8 @@
-"""The README "Who may call what" authorization matrix, route by route.
+"""The docs/keys.md, "Who may call what" authorization matrix, route by route.
 
-Every (URL name, method) of the /v1 URL conf is a row of `ROUTES`, written by hand from README "Who
-may call what" and §8 (never read from `jobcost.api.policy`, the code under test): the kind of
-action it is
+Every (URL name, method) of the /v1 URL conf is a row of `ROUTES`, written by hand from
+docs/keys.md, "Who may call what" and §8 (never read from `jobcost.api.policy`, the code under
+test): the kind of action it is
 (read, write, approve, propose, manage webhooks), the request that succeeds for an allowed
 role, and what a project-restricted key gets. `MATRIX` is the §2 table itself: kind × role →
 allowed, or the 403 code. The module builds one job holding every object a route acts on
@@ -55,7 +55,7 @@ from webhooks.models import Event, WebhookDelivery
 ROLES = ["admin", "manager", "member", "viewer", "agent"]
 BUDGET_FILE = "code,name,cost type,scheduled value,budget\n77-000,Imported,other,0,1\n"
 
-# --- README "Who may call what": what each role may do
+# --- docs/keys.md, "Who may call what": what each role may do
 # ------------------------------------------------------------
 
 READ = "read anything visible"
@@ -346,9 +346,9 @@ def _act(collection, target, verb, body=None, **expect):
 
 @dataclass(frozen=True)
 class Route:
-    """`kind`: the README "Who may call what" row; `status`: the success status; `call`: the valid
-    request; `own` / `other`: what a key restricted to the job's project / to another project gets
-    where its role allows the call."""
+    """`kind`: docs/keys.md, "Who may call what" row; `status`: the success status; `call`: the
+    valid request; `own` / `other`: what a key restricted to the job's project / to another project
+    gets where its role allows the call."""
 
     kind: str
     status: int
@@ -703,8 +703,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         ),
         MISSING,
     ),
-    # Printing is reading (README "Who may call what": read anything visible): anyone who can read
-    # it can print it.
+    # Printing is reading (docs/keys.md, "Who may call what": read anything visible): anyone who can
+    # read it can print it.
     ("pay-apps-pdf", "get"): Route(
         READ,
         200,

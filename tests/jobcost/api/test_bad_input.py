@@ -156,7 +156,7 @@ def test_bad_cents_are_refused_on_every_money_field(api, job, account):
 
 
 def test_the_money_cap_is_accepted_and_one_cent_more_is_refused_in_dollars(api, job):
-    """README "Limits": money inputs are at most $100,000,000,000.00 (MONEY_MAX cents)."""
+    """docs/operations/limits.md: money inputs are at most $100,000,000,000.00 (MONEY_MAX cents)."""
     response = api.post("/v1/commitments", job.commitment_body(original_amount=MONEY_MAX))
     assert response.status_code == 201, response.content
     assert response.json()["original_amount"] == MONEY_MAX

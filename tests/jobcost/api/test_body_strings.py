@@ -1,4 +1,4 @@
-"""Strings in request bodies (README, "Decisions": "Strings"): a string field takes a JSON
+"""Strings in request bodies (docs/decisions.md, "Strings"): a string field takes a JSON
 string only (a number or boolean is 400 `parameter_invalid`, never stored as text), on every
 request serializer and inside agent-action payloads; no string or key anywhere in a body may
 hold NUL (U+0000)."""

@@ -1,7 +1,7 @@
-"""Every date the API takes is a business date from 1970-01-01 to 2099-12-31 (README "Limits",
-`jobcost.limits`): outside it, 400 `parameter_invalid` naming the field and the range, and
-nothing is written. An invoice's due date is not before its invoice date (400, param
-`due_date`, or `invoice_date` when only that was sent)."""
+"""Every date the API takes is a business date from 1970-01-01 to 2099-12-31
+(docs/operations/limits.md, `jobcost.limits`): outside it, 400 `parameter_invalid` naming the field
+and the range, and nothing is written. An invoice's due date is not before its invoice date (400,
+param `due_date`, or `invoice_date` when only that was sent)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every method on every route has a defined answer (README, "Decisions": "Errors and methods").
+"""Every method on every route has a defined answer (docs/decisions.md, "Errors and methods").
 
 The walk reads the root URL conf itself, so a route added later is walked too: every /v1 route,
 `/v1/openapi.json`, `/docs`, `/healthz` and `/readyz`, each with GET, HEAD, POST, PUT, PATCH,

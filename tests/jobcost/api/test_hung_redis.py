@@ -1,4 +1,4 @@
-"""A Redis that accepts connections and never answers (README, "Decisions": a hung Redis).
+"""A Redis that accepts connections and never answers (docs/decisions.md, "A hung Redis").
 
 A real gunicorn serves the API with REDIS_URL pointing at a socket server that accepts and
 holds every connection without a reply, and DATABASE_URL at the test database. A write that

@@ -1,4 +1,4 @@
-"""A process keeps an API key it has read for a second (README "API keys",
+"""A process keeps an API key it has read for a second (docs/keys.md,
 jobcost/api/authentication.py): a client's next requests in that second cost no query for it;
 a change to the key, its project restriction or its account made in this process is seen by
 the very next request; one made behind its back (another process's write) within a second."""

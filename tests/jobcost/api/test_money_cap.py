@@ -1,4 +1,4 @@
-"""The money cap (README "Limits", `jobcost.money.MONEY_MAX` = $100,000,000,000.00): no
+"""The money cap (docs/operations/limits.md, `jobcost.money.MONEY_MAX` = $100,000,000,000.00): no
 sequence of accepted writes carries a computed total past it. Each test drives one total to
 the cap through the API, tries to pass it — 422 `amount_out_of_range`, nothing written, the
 message in dollars — and then reads every list and every object of the account: all 200, every

@@ -1,4 +1,4 @@
-"""Who may move money (README "Who may call what") and who may see it: agent keys get 403
+"""Who may move money (docs/keys.md, "Who may call what") and who may see it: agent keys get 403
 `agent_cannot_approve` on every approve, reject, void, execute, close and mark-paid endpoint,
 members `role_forbidden`, viewers `role_forbidden` on every write — checked before the body,
 the object's state or even its existence, and writing nothing. Another account's change

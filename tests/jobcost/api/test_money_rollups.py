@@ -1,7 +1,7 @@
 """docs/computations.md rollups after money moves, every figure computed by hand (cents).
 
 `earned_revenue` is revised_contract × cost_to_date / projected_cost, exact, rounded once to
-the cent half away from zero (README "Decisions"), not from the two-decimal `percent_complete`."""
+the cent half away from zero (docs/decisions.md), not from the two-decimal `percent_complete`."""
 
 from decimal import Decimal
 

@@ -434,7 +434,7 @@ def test_field_types_money_percent_enums_and_read_only(schema):
     for name in ("percent_complete", "projected_margin_pct"):
         assert project[name]["type"] == "number" and project[name]["readOnly"] is True
     money_in = components["CommitmentCreateRequest"]["properties"]["original_amount"]
-    # The money cap (README "Limits"), not the int64 range.
+    # The money cap (docs/operations/limits.md), not the int64 range.
     assert (money_in["format"], money_in["minimum"], money_in["maximum"]) == ("int64", 0, 10**13)
 
     def enum_of(component, prop):

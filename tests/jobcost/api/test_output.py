@@ -69,7 +69,7 @@ def assert_same(fast, drf, where: str) -> None:
 
 
 def test_the_list_and_retrieve_shapes_are_compiled():
-    """The two reads of issue 13 do not fall back to DRF."""
+    """The two benchmarked reads (docs/benchmarks.md) do not fall back to DRF."""
     assert is_compiled(RESOURCES["invoice"].serializer_class)
     assert is_compiled(RESOURCES["project"].serializer_class)
 
@@ -103,7 +103,8 @@ def _object_of(serializer_path: str) -> str:
 
 
 def _drf_everywhere(monkeypatch) -> None:
-    """Render with DRF's serializers and encode with `json.dumps`, as before issue 13."""
+    """Render with DRF's serializers and encode with `json.dumps`: the plain path, which the fast
+    one must match."""
     monkeypatch.setattr(output, "is_compiled", lambda serializer_class: False)
     monkeypatch.setattr(renderers, "dumps_bytes", lambda d: renderers.dumps_reference(d).encode())
 

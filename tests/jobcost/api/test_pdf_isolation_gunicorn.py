@@ -1,5 +1,5 @@
 """20 concurrent PDFs of a 1,000-line draft pay app from one account never hold another
-account's read more than 1 s (README "Limits", "Rendering PDFs").
+account's read more than 1 s (docs/operations/limits.md, "Rendering PDFs").
 
 A real gunicorn of `config/gunicorn.conf.py` as production runs it (the gthread worker, 4
 threads a worker; one worker, so every request shares it: the hardest case) on the test

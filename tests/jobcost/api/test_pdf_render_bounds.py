@@ -1,5 +1,5 @@
-"""Rendering a PDF is bounded (README "Limits", "Rendering PDFs"): a draft pay app's PDF costs
-the account `JOBCOST_RENDER_WEIGHT` (20) tokens all or nothing, at most
+"""Rendering a PDF is bounded (docs/operations/limits.md, "Rendering PDFs"): a draft pay app's PDF
+costs the account `JOBCOST_RENDER_WEIGHT` (20) tokens all or nothing, at most
 `JOBCOST_RENDERS_PER_ACCOUNT` (2) render for one account at once, and a rendering past
 `JOBCOST_RENDER_TIME_LIMIT` stops with 503 `render_timed_out`. The weighted take itself:
 `jobcost.api.ratelimit.take(bucket, cost=N)`."""

@@ -1,5 +1,5 @@
-"""Query values and paths that must never reach PostgreSQL as they are (README, "Decisions":
-"Filter values", "Errors and methods"): timestamps with any UTC offset are normalized to UTC, or 400
+"""Query values and paths that must never reach PostgreSQL as they are (docs/decisions.md,
+"Errors and methods"): timestamps with any UTC offset are normalized to UTC, or 400
 when out of range; dates are `YYYY-MM-DD`; an empty or NUL-holding query value is 400
 `parameter_invalid` naming it, on every list of the URL conf; a NUL in the path is 404."""
 

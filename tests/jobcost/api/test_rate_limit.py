@@ -1,5 +1,5 @@
-"""README "Limits" rate limit: one Redis token bucket per account (all its keys together), set per
-account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-After ≥ 1."""
+"""docs/operations/limits.md rate limit: one Redis token bucket per account (all its keys together),
+set per account; RateLimit-* headers on every response, 429 `rate_limited` with Retry-After ≥ 1."""
 
 from __future__ import annotations
 

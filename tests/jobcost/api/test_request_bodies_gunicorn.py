@@ -1,6 +1,7 @@
-"""Request bodies as a real client sends them to the production server (README, "Serving the API"
-and "Decisions": "Request bodies"): gunicorn started with `config/gunicorn.conf.py` on a free
-loopback port, spoken to over a raw socket so the test controls chunking and sees a reset.
+"""Request bodies as a real client sends them to the production server
+(docs/operations/production.md, "Serving the API (gunicorn)" and "Decisions": "Request bodies"):
+gunicorn started with `config/gunicorn.conf.py` on a free loopback port, spoken to over a raw socket
+so the test controls chunking and sees a reset.
 
 - A body over 1 MiB declared by Content-Length gets the 413 envelope every time, never a
   connection reset (the server reads and discards the body, up to a bound, before answering).

@@ -1,4 +1,4 @@
-"""A JSON body is UTF-8 (README, "Decisions": "Request bodies"): a body declared in another
+"""A JSON body is UTF-8 (docs/decisions.md, "Request bodies"): a body declared in another
 charset is 415 `unsupported_media_type`, never decoded as UTF-8 regardless, and nothing is
 written or stored for replay."""
 

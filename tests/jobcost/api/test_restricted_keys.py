@@ -1,6 +1,6 @@
-"""Project-restricted keys (README "Who may call what"): every other project and its children are
-404 and absent from lists; such a key cannot create projects (403 `role_forbidden`); a child created
-in
+"""Project-restricted keys (docs/keys.md, "Who may call what"): every other project and its children
+are 404 and absent from lists; such a key cannot create projects (403 `role_forbidden`); a child
+created in
 another project is 404 with param `project`. Owners and vendors (account-wide) stay visible."""
 
 import pytest

@@ -1,6 +1,6 @@
-"""Roles (README "Who may call what"): viewer reads only; member and agent create and update; only
-manager and admin execute, close or void (agent: `agent_cannot_approve`). The role check runs before
-the
+"""Roles (docs/keys.md, "Who may call what"): viewer reads only; member and agent create and update;
+only manager and admin execute, close or void (agent: `agent_cannot_approve`). The role check runs
+before the
 body is read, so a refused call writes nothing and reveals nothing about the object's state.
 Project-restricted keys are in test_restricted_keys.py."""
 

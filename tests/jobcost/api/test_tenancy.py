@@ -1,4 +1,4 @@
-"""Tenancy (README "Who may call what"): nothing of another account is ever visible. A key of
+"""Tenancy (docs/keys.md, "Who may call what"): nothing of another account is ever visible. A key of
 account A gets no row of account B from any list, 404 `resource_missing` for B's IDs on every detail
 route,
 and 404 naming the param for B's objects in a body. Nothing is written: no domain row, audit

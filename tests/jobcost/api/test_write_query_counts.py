@@ -1,7 +1,7 @@
-"""Queries per write request (README "Benchmarks", "Writes"): the invoice cycle's requests
+"""Queries per write request (docs/benchmarks.md, "Writes"): the invoice cycle's requests
 stay within their counts, whatever the number of lines coded: at most half of what they were
-before issue 13, goal 2 (25 / 29 / 44). The counts here only ever go down. They include the
-test transaction's savepoints, as production's BEGIN/COMMIT are in their place."""
+before the writes were made lighter (25 / 29 / 44). The counts here only ever go down. They include
+the test transaction's savepoints, as production's BEGIN/COMMIT are in their place."""
 
 import pytest
 from django.db import connection
@@ -12,8 +12,8 @@ from tests.factories import CostCodeFactory, make_job
 # Query counts are those of a request that reads its key (the first of a key in a second).
 pytestmark = pytest.mark.usefixtures("cold_keys")
 
-# create, code, approve: 25 / 29 / 44 on 2026-11-25 before issue 13, goal 2; the counts measured
-# after it (bench_writes prints the same).
+# create, code, approve: 25 / 29 / 44 on 2026-11-25, before the writes were made lighter; the
+# counts measured after it (bench_writes prints the same).
 CEILINGS = {"create": 12, "code": 14, "approve": 21}
 
 

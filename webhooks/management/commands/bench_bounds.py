@@ -1,6 +1,6 @@
 """`python manage.py bench_bounds [--runs 3]`
 
-Create and approve of maximum-size objects through the whole API stack (README "Limits"):
+Create and approve of maximum-size objects through the whole API stack (docs/operations/limits.md):
 each run builds, in the account "Bench Bounds", a fresh active project with
 `CHANGE_ORDER_LINES_MAX` cost codes (bulk inserted, outside the timing) and a webhook endpoint
 subscribed to every event (disabled after the run; `--no-endpoint` leaves it disabled, so no
@@ -217,7 +217,10 @@ def run_once(account: Account, secret: str, out, *, endpoint: bool) -> list[tupl
 
 
 class Command(BaseCommand):
-    help = "Time create and approve of maximum-size objects through the API (README Limits)."
+    help = (
+        "Time create and approve of maximum-size objects through the API "
+        "(docs/operations/limits.md)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--runs", type=int, default=3)

@@ -1,18 +1,18 @@
 """`python manage.py bench_soak [--seconds 600] [--readers 2] [--writers 2] [--interval 5]`
 (`make bench-soak`)
 
-The memory soak (README "Benchmarks", "Memory soak"; issue 13, goal 5): under a mixed load of
+The memory soak (docs/benchmarks.md, "Memory soak"): under a mixed load of
 reads, writes and webhook deliveries for `--seconds`, does each process's resident memory stay
 within `--ceiling` per cent (5) of what it was after the warm-up?
 
 - **The processes**: gunicorn with `config/gunicorn.conf.py`, 2 workers × 4 threads (the
   settings of this 2-core machine, `jobcost.management.bench_server`), and ONE Celery worker
-  process as production runs its main worker (`--pool threads --concurrency 16`, README
-  "Running workers"), here consuming all three queues (default, fast and slow lanes, so that no
-  delivery waits for a process the soak does not start), on private Redis queues. A loopback
-  HTTP receiver in this process answers every webhook 200 at once, and one webhook endpoint of
-  the account, subscribed to `*`, points at it: every write owes it deliveries, which the
-  Celery worker sends while the load runs.
+  process as production runs its main worker (`--pool threads --concurrency 16`,
+  docs/operations/workers.md), here consuming all three queues (default, fast and slow lanes, so
+  that no delivery waits for a process the soak does not start), on private Redis queues. A loopback
+  HTTP receiver in this process answers every webhook 200 at once, and one webhook endpoint of the
+  account, subscribed to `*`, points at it: every write owes it deliveries, which the Celery worker
+sends while the load runs.
 - **The load**: `--readers` threads alternating `GET /v1/invoices?project=…&limit=100` (a full
   page: the project is seeded with `--seed-invoices` coded invoices, every other one approved)
   and `GET /v1/projects/<id>`; `--writers` threads taking invoices through create → code →

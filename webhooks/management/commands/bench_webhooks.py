@@ -1,9 +1,9 @@
 """`python manage.py bench_webhooks [--events 1000] [--endpoints 5] [--workers 1] [--no-isolation]`
 
-Webhook delivery throughput (README "Benchmarks", "Webhook delivery"), end to end: N events
+Webhook delivery throughput (docs/benchmarks.md, "Webhook delivery"), end to end: N events
 recorded through the outbox (`webhooks.outbox.event_record`, as every audited change does) in
 account "Bench Webhooks", fanned out to M endpoints (N × M deliveries), sent by real `celery -A
-config worker` processes started as production runs them (README "Running workers": `--pool
+config worker` processes started as production runs them (docs/operations/workers.md: `--pool
 threads`, one drain task per endpoint; the `--workers` count is of main processes, each with
 the fast lane, plus one slow-lane process) on private queues of the configured Redis, against
 the configured PostgreSQL, to a loopback HTTP receiver running in this process (answers 200).
@@ -62,14 +62,14 @@ ACCOUNT = "Bench Webhooks"
 SLOW_ACCOUNT = "Bench Webhooks Slow"
 PROJECT_NUMBER = "BENCH-WH"
 TIMEOUT_SECONDS = 900
-# The isolation scenario (README "Running workers", tests/webhooks/test_isolation.py).
+# The isolation scenario (docs/operations/workers.md, tests/webhooks/test_isolation.py).
 SLOW_ANSWER_SECONDS = 9.0
 SLOW_QUEUED = 20
 
 
 class Workers:
     """`count` main worker processes and one slow-lane process, as production runs them
-    (`webhooks.lanes.PRODUCTION_WORKERS`, README "Running workers"), on private queues (as
+    (`webhooks.lanes.PRODUCTION_WORKERS`, docs/operations/workers.md), on private queues (as
     tests/webhooks/conftest.py does)."""
 
     def __init__(self, queues: dict[str, str], count: int) -> None:
