@@ -3,7 +3,7 @@
 Throughput of two reads through the API served as production serves it — gunicorn with
 `config/gunicorn.conf.py`, 2 workers × 4 threads — each beside its ceiling measured in the
 same run: the same rows read with raw psycopg and `json.dumps` by a bare WSGI app
-(`jobcost.management.bench_ceiling`) under the same gunicorn config.
+(`bench.ceiling`) under the same gunicorn config.
 
     list      GET /v1/invoices?project=…&limit=100  (100 invoices, 3 lines each)
     retrieve  GET /v1/projects/<id>                 (with its rollups)
@@ -49,7 +49,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from jobcost.management.bench_server import balanced, gunicorn_server, worker_cpu_seconds
+from bench.server import balanced, gunicorn_server, worker_cpu_seconds
 from jobcost.models import Account, Invoice, InvoiceLine, Project
 from jobcost.scope import Scope
 from jobcost.selectors import visible
@@ -67,7 +67,7 @@ LINES = 3
 CODES = 3
 LINE_AMOUNT = 1_000_00
 WARMUP_SECONDS = 2
-# Runs of a round at most, when its workers did not all serve (`bench_server.balanced`).
+# Runs of a round at most, when its workers did not all serve (`bench.server.balanced`).
 ROUND_TRIES = 5
 
 
@@ -141,7 +141,7 @@ class Command(BaseCommand):
             load = os.getloadavg()
             with (
                 gunicorn_server("config.wsgi:application", env) as api,
-                gunicorn_server("jobcost.management.bench_ceiling:application", env) as ceiling,
+                gunicorn_server("bench.ceiling:application", env) as ceiling,
             ):
                 # Each case: both servers warmed up, then the API and its ceiling in turns.
                 for name, path, ceiling_path in cases:
