@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
-import select
 import threading
 import time
 from dataclasses import dataclass
@@ -101,57 +99,19 @@ class Decision:
 
 @cache
 def _redis():
+    """This process's client (`bounded_client`: bounded waits, no retry) and the bucket's
+    script registered on it. A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it
+    again from the `Script` itself."""
     client = bounded_client()
     return client, client.register_script(_LUA)
 
 
-# Each thread's own connection to `_redis()`'s server, with the client and process it was made
-# for (a forked child never writes on its parent's socket).
-_thread = threading.local()
-
-
-def _connection(client: redis.Redis):
-    """This thread's connection, made with the client pool's connection class and settings
-    (timeouts, protocol, address) but not counted against the pool's `max_connections`: it is
-    never given back, and a server that starts a thread per request would otherwise use the
-    pool up. A kept connection that Redis has closed since its last reply (a restart,
-    `CLIENT KILL`), or that holds stray data, is dropped before it is used, as the pool's
-    checkout does; the send then opens a new one."""
-    held = getattr(_thread, "held", None)
-    if held is None or held[0] is not client or held[1] != os.getpid():
-        pool = client.connection_pool
-        held = _thread.held = (client, os.getpid(), pool.connection_class(**pool.connection_kwargs))
-    connection = held[2]
-    # `can_read`, which the pool's checkout calls, cost 70 µs; a poll of the socket does the
-    # same check (anything readable before a command is sent is an end of file or stray
-    # data). `_sock` is the socket `is_connected` reads (redis is pinned in requirements.txt).
-    sock = connection._sock
-    if sock is not None and select.select([sock], [], [], 0)[0]:
-        connection.disconnect()
-    return connection
-
-
-def _evalsha(key: str, rate: int, burst: int, cost: int = 1):
-    """The bucket script's reply for `key`, sent once on this thread's own connection
-    (`_connection`): the same connection class, timeouts and reply parser as
-    `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
-    command dispatch, which were half of the limiter's CPU (README "Reads under gunicorn").
-    A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it again through the
-    client's `Script`. Raises `redis.RedisError` or `OSError` as the client would (never
-    sending twice, so a hung Redis costs one `REDIS_TIMEOUT_SECONDS` and a token is never
-    taken twice); the connection is then dropped and the next call opens a new one."""
-    client, script = _redis()
-    connection = _connection(client)
-    try:
-        connection.send_command(
-            "EVALSHA", script.sha, 1, key, rate, burst, cost, check_health=False
-        )
-        return connection.read_response()
-    except redis.exceptions.NoScriptError:  # a whole reply was read: the connection is fine
-        return script(keys=[key], args=[rate, burst, cost])
-    except BaseException:
-        connection.disconnect()
-        raise
+def _call(key: str, rate: int, burst: int, cost: int):
+    """The bucket script's reply for `key`: [tokens granted (0 or `cost`), tokens left as
+    text]. Raises `redis.RedisError` or `OSError` from a Redis that is down or answers too late
+    (sent once: a hung Redis costs one `REDIS_TIMEOUT_SECONDS`, a token is never taken twice)."""
+    _client, script = _redis()
+    return script(keys=[key], args=[rate, burst, cost])
 
 
 _redis_down_until = 0.0
@@ -200,7 +160,7 @@ def take(
     if time.monotonic() < _redis_down_until:
         return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
     try:
-        granted, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst, cost)
+        granted, tokens = _call(f"jobcost:ratelimit:{bucket}", rate, burst, cost)
     except (redis.RedisError, OSError) as exc:
         _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
         logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.test import Client
 
 from jobcost.api import ratelimit
+from jobcost.redis_client import bounded_client
 from tests.conftest import Api, error_of
 from tests.factories import AccountFactory
 from tests.hung_server import ScriptsHungServer
@@ -187,14 +188,14 @@ def test_every_take_is_one_script_call(roomy_account, monkeypatch):
     """Fifty requests of a high-limit account are fifty calls of the bucket's script, one
     token each: no process keeps a share of the bucket for itself."""
     calls = []
-    evalsha = ratelimit._evalsha
+    call = ratelimit._call
 
     def counted(*args):
-        reply = evalsha(*args)
+        reply = call(*args)
         calls.append(reply[0])
         return reply
 
-    monkeypatch.setattr(ratelimit, "_evalsha", counted)
+    monkeypatch.setattr(ratelimit, "_call", counted)
     decisions = [ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000) for _ in range(50)]
     assert calls == [1] * 50
     assert all(decision.allowed and decision.counted for decision in decisions)
@@ -276,16 +277,23 @@ def test_the_bucket_survives_a_redis_that_forgot_its_script(tight_account, make_
     _assert_limited(api.get("/v1/owners"))
 
 
+def _limiter_connection_id() -> int:
+    """The Redis client ID of the limiter's pooled connection: in one thread the pool holds
+    that one connection, and `CLIENT ID` is sent on it."""
+    client, _script = ratelimit._redis()
+    return client.client_id()
+
+
 def test_the_bucket_survives_redis_dropping_the_connection(tight_account, make_api):
-    """Redis closing the limiter's kept connection (`CLIENT KILL`) between two requests costs
-    nothing: the next request finds it closed before sending and counts on a new one."""
+    """Redis closing the limiter's pooled connection (`CLIENT KILL`) between two requests
+    costs nothing: the pool finds it closed before sending and the request counts on a new
+    one."""
     api = make_api(tight_account)
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
-    client, _script = ratelimit._redis()
-    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
-    assert client.client_kill(f"{host}:{port}")
+    dropped = _limiter_connection_id()
+    assert bounded_client().client_kill_filter(_id=dropped) == 1
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
-    assert ratelimit._thread.held[2]._sock.getsockname()[1] != port
+    assert _limiter_connection_id() != dropped
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "0"
 
 
@@ -296,17 +304,16 @@ def test_the_bucket_survives_a_restart_that_drops_both_connection_and_script(
     still counts."""
     api = make_api(tight_account)
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
-    client, _script = ratelimit._redis()
-    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
-    client.script_flush()
-    assert client.client_kill(f"{host}:{port}")
+    dropped = _limiter_connection_id()
+    other = bounded_client()
+    other.script_flush()
+    assert other.client_kill_filter(_id=dropped) == 1
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
 
 
 def test_every_thread_of_a_long_lived_process_is_counted():
-    """A server that starts a thread per request (runserver) gives each its own connection;
-    the limiter's connections are not the client pool's, so they never use it up (its
-    default bound is 100)."""
+    """A server that starts a thread per request (runserver): each request borrows a pooled
+    connection and gives it back, so 150 threads in turn are all counted."""
     bucket = f"test:threads:{secrets.token_hex(4)}"
     decisions = []
 
