@@ -73,6 +73,10 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The benchmarks' commands live in bench/, an app installed only when JOBCOST_BENCH=1
+# (config/settings.py); every bench target sets it.
+bench bench-reads bench-webhooks bench-bounds bench-writes bench-import bench-soak: export JOBCOST_BENCH = 1
+
 ## bench: rollup reads on a project with 100,000 approved invoices vs an empty project.
 bench: migrate
 	$(BIN)/python manage.py bench_rollups --invoices $${INVOICES:-100000}

@@ -79,6 +79,10 @@ INSTALLED_APPS = [
     "jobcost",
     "webhooks",
 ]
+# The benchmarks' commands (bench/, docs/benchmarks.md) exist only when benchmarking: every
+# `make bench-*` target sets JOBCOST_BENCH=1. A server started without it has none of them.
+if os.environ.get("JOBCOST_BENCH") == "1":
+    INSTALLED_APPS.append("bench")
 
 MIDDLEWARE = [
     # Outermost: drops the body of every HEAD answer, whoever built it.

@@ -46,6 +46,11 @@ network.install()
 
 from config.settings import *  # noqa: E402, F403
 
+# The suite runs the benchmarks' commands in small (tests/bench), as `make bench-*` would with
+# JOBCOST_BENCH=1.
+if "bench" not in INSTALLED_APPS:  # noqa: F405
+    INSTALLED_APPS = [*INSTALLED_APPS, "bench"]  # noqa: F405
+
 # Literal addresses, loopback names and the tests' public names; never a DNS query.
 WEBHOOKS_RESOLVER = "tests.webhooks.resolvers.offline"
 

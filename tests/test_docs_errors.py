@@ -23,7 +23,7 @@ from django.conf import settings
 
 from jobcost.errors import ERROR_TYPES as ENVELOPE_TYPES
 
-SOURCE_DIRS = ("jobcost", "audit", "webhooks", "config")
+SOURCE_DIRS = ("jobcost", "audit", "webhooks", "config", "bench")
 REFERENCE = settings.BASE_DIR / "docs" / "errors.md"
 
 # docs/errors.md codes of resources still to be built: members documented ahead, marked

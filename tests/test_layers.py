@@ -15,7 +15,8 @@ import pytest
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-APPS = ("audit", "jobcost", "webhooks", "config")  # bottom to top: an app imports only below
+# Bottom to top: an app imports only below.
+APPS = ("audit", "jobcost", "webhooks", "config", "bench")
 
 # Bottom to top. A module belongs to the longest prefix that names it; it may import its own
 # layer and those below. Every project module must have a layer.
@@ -55,6 +56,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("webhooks.models",),
     ("webhooks",),
     ("config",),
+    # The benchmarks (bench/, installed only when benchmarking): nothing imports them.
+    ("bench",),
 )
 # Django runs these when the registry is ready; importing models or connecting signals there
 # is its documented place, not a dodge.

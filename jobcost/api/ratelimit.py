@@ -5,15 +5,9 @@ Defaults: 100 requests/s sustained, burst 200 (settings, or per account; an acco
 refuses every request, docs/decisions.md). The Redis bucket is one Lua script, atomic across
 processes and hosts, timed by the Redis server's clock.
 
-An account whose limit is high enough to be worth it takes its tokens from Redis in leases
-(`lease_size`): one script call takes up to what the account earns in 10 ms (at most 100
-tokens), and this process hands them to the account's next requests itself. Every request
-admitted spends a token the Redis bucket gave; what a lease costs is that tokens one process
-holds are not seen by the others (up to 10 ms of the account's rate per process, which it may
-hand out up to `LEASE_SECONDS` after taking them), and a lease is dropped `LEASE_SECONDS`
-after it was taken, with what is left of it. At the default limit (100/s) a lease is one
-token: every request calls Redis, as before (docs/decisions.md, "A high limit is counted in
-leases").
+Every request admitted costs one script call: there is no process-local share of the bucket,
+so what RateLimit-Remaining says is what every process sees (docs/decisions.md, "One Redis
+call per request").
 
 A Redis that is down or hung costs a request at most `REDIS_TIMEOUT_SECONDS` (connect or
 reply, no retry); the request is then allowed without RateLimit-* headers, since nothing was
@@ -25,8 +19,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
-import select
 import threading
 import time
 from dataclasses import dataclass
@@ -52,16 +44,11 @@ if tokens == nil then
   ts = now
 end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate)
-local want = tonumber(ARGV[3])
+local cost = tonumber(ARGV[3])
 local granted = 0
-if ARGV[4] == 'all' then
-  if tokens >= want then
-    granted = want
-    tokens = tokens - want
-  end
-elseif tokens >= 1 then
-  granted = math.min(want, math.floor(tokens))
-  tokens = tokens - granted
+if tokens >= cost then
+  granted = cost
+  tokens = tokens - cost
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
 redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
@@ -71,73 +58,6 @@ return {granted, tostring(tokens)}
 
 # Seconds this process skips Redis after a failed call (fail open at once meanwhile).
 RATE_LIMIT_REDIS_BACKOFF_SECONDS = 5.0
-
-# A lease holds at most what the account earns in this share of a second, and at most
-# LEASE_MAX_TOKENS; it is dropped once it is LEASE_SECONDS old.
-LEASE_RATE_SHARE = 100
-LEASE_MAX_TOKENS = 100
-LEASE_SECONDS = 1.0
-LEASES_KEPT = 1_000
-
-
-def lease_size(rate: int, burst: int) -> int:
-    """How many tokens one Redis call takes for a bucket of `rate` tokens/s and `burst`
-    tokens: what the bucket earns in 10 ms (`rate // 100`), at most `LEASE_MAX_TOKENS` and at
-    most a twentieth of the burst, and at least 1 (every request calls Redis below 200/s)."""
-    return max(1, min(rate // LEASE_RATE_SHARE, burst // 20, LEASE_MAX_TOKENS))
-
-
-@dataclass
-class _Lease:
-    """Tokens this process took from one Redis bucket and has not handed out yet: `left` of
-    them, for `rate`/`burst`; `after` is what the bucket held once they were taken, and
-    `until` the monotonic time the lease is dropped."""
-
-    rate: int
-    burst: int
-    left: int
-    after: float
-    until: float
-
-
-_leases: dict[str, _Lease] = {}
-_lease_lock = threading.Lock()
-
-
-def _from_lease(bucket: str, rate: int, burst: int) -> Decision | None:
-    """One token from this process's lease on `bucket`, or None when it has none to give (a
-    lease for another rate or burst, or past its time, is dropped)."""
-    with _lease_lock:
-        lease = _leases.get(bucket)
-        if lease is None:
-            return None
-        if lease.rate != rate or lease.burst != burst or time.monotonic() >= lease.until:
-            del _leases[bucket]
-            return None
-        lease.left -= 1
-        if lease.left == 0:
-            del _leases[bucket]
-        return Decision(True, burst, rate, lease.after + lease.left)
-
-
-def _keep_lease(bucket: str, rate: int, burst: int, left: int, after: float) -> None:
-    """Keeps `left` tokens for `bucket`'s next requests. Threads that found no lease at once
-    each take one; a live lease for the same limit another thread kept meanwhile is added to,
-    so no token taken is thrown away (`after` becomes this, the newer, reading of the bucket;
-    the lease's time is the older one's). Past `LEASES_KEPT` buckets, the leases past their
-    time are dropped first, so the table stays bounded by the buckets of the last
-    `LEASE_SECONDS`."""
-    now = time.monotonic()
-    with _lease_lock:
-        held = _leases.get(bucket)
-        if held is not None and (held.rate, held.burst) == (rate, burst) and now < held.until:
-            held.left += left
-            held.after = after
-            return
-        if len(_leases) >= LEASES_KEPT:
-            for name in [name for name, lease in _leases.items() if lease.until <= now]:
-                del _leases[name]
-        _leases[bucket] = _Lease(rate, burst, left, after, now + LEASE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -180,57 +100,19 @@ class Decision:
 
 @cache
 def _redis():
+    """This process's client (`bounded_client`: bounded waits, no retry) and the bucket's
+    script registered on it. A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it
+    again from the `Script` itself."""
     client = bounded_client()
     return client, client.register_script(_LUA)
 
 
-# Each thread's own connection to `_redis()`'s server, with the client and process it was made
-# for (a forked child never writes on its parent's socket).
-_thread = threading.local()
-
-
-def _connection(client: redis.Redis):
-    """This thread's connection, made with the client pool's connection class and settings
-    (timeouts, protocol, address) but not counted against the pool's `max_connections`: it is
-    never given back, and a server that starts a thread per request would otherwise use the
-    pool up. A kept connection that Redis has closed since its last reply (a restart,
-    `CLIENT KILL`), or that holds stray data, is dropped before it is used, as the pool's
-    checkout does; the send then opens a new one."""
-    held = getattr(_thread, "held", None)
-    if held is None or held[0] is not client or held[1] != os.getpid():
-        pool = client.connection_pool
-        held = _thread.held = (client, os.getpid(), pool.connection_class(**pool.connection_kwargs))
-    connection = held[2]
-    # `can_read`, which the pool's checkout calls, cost 70 µs; a poll of the socket does the
-    # same check (anything readable before a command is sent is an end of file or stray
-    # data). `_sock` is the socket `is_connected` reads (redis is pinned in requirements.txt).
-    sock = connection._sock
-    if sock is not None and select.select([sock], [], [], 0)[0]:
-        connection.disconnect()
-    return connection
-
-
-def _evalsha(key: str, rate: int, burst: int, want: int = 1, mode: str = "upto"):
-    """The bucket script's reply for `key`, sent once on this thread's own connection
-    (`_connection`): the same connection class, timeouts and reply parser as
-    `script(keys=…, args=…)`, without the client's per-call pool checkout, retry wrapper and
-    command dispatch, which were half of the limiter's CPU (docs/benchmarks.md, "Reads under
-    gunicorn"). A Redis that lost the script (a restart, `SCRIPT FLUSH`) gets it again through the
-    client's `Script`. Raises `redis.RedisError` or `OSError` as the client would (never
-    sending twice, so a hung Redis costs one `REDIS_TIMEOUT_SECONDS` and a token is never
-    taken twice); the connection is then dropped and the next call opens a new one."""
-    client, script = _redis()
-    connection = _connection(client)
-    try:
-        connection.send_command(
-            "EVALSHA", script.sha, 1, key, rate, burst, want, mode, check_health=False
-        )
-        return connection.read_response()
-    except redis.exceptions.NoScriptError:  # a whole reply was read: the connection is fine
-        return script(keys=[key], args=[rate, burst, want, mode])
-    except BaseException:
-        connection.disconnect()
-        raise
+def _call(key: str, rate: int, burst: int, cost: int):
+    """The bucket script's reply for `key`: [tokens granted (0 or `cost`), tokens left as
+    text]. Raises `redis.RedisError` or `OSError` from a Redis that is down or answers too late
+    (sent once: a hung Redis costs one `REDIS_TIMEOUT_SECONDS`, a token is never taken twice)."""
+    _client, script = _redis()
+    return script(keys=[key], args=[rate, burst, cost])
 
 
 _redis_down_until = 0.0
@@ -238,17 +120,6 @@ _redis_down_until = 0.0
 
 _local_lock = threading.Lock()
 _local_buckets: dict[str, tuple[float, float]] = {}
-
-
-def _after_fork_in_child() -> None:
-    """A forked child never spends its parent's leased tokens, and never waits on a lock a
-    thread of its parent held at the fork."""
-    global _lease_lock, _local_lock
-    _lease_lock, _local_lock = threading.Lock(), threading.Lock()
-    _leases.clear()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _take_local(bucket: str, rate: int, burst: int, cost: int = 1) -> tuple[bool, float]:
@@ -267,17 +138,17 @@ def take(
     bucket: str, *, rate: int | None = None, burst: int | None = None, cost: int = 1
 ) -> Decision:
     """Take one token from `bucket` (e.g. `acct_…`), or `cost` tokens all or nothing: a
-    weighted request (a PDF rendered, docs/operations/limits.md) is allowed only when the bucket
-    holds all of them, and a refusal takes none; its Retry-After is the wait until it holds `cost`.
-    A `cost` over the bucket's `burst` is the whole burst (it could never be met). A weighted
-    take never uses a lease. `rate` (tokens/s) and `burst` (tokens) default to the settings
-    when None; 0 in either refuses every request (`blocked`).
+    weighted request (a PDF rendered, docs/operations/limits.md) is allowed only when the
+    bucket holds all of them, and a refusal takes none; its Retry-After is the wait until it
+    holds `cost`.
+    A `cost` over the bucket's `burst` is the whole burst (it could never be met). `rate`
+    (tokens/s) and `burst` (tokens) default to the settings when None; 0 in either refuses
+    every request (`blocked`).
 
-    With Redis, a token may come from this process's lease on the bucket (`lease_size`;
-    the Decision's `tokens` is then what the bucket held when the lease was taken, plus what
-    is left of the lease). A configured but unreachable Redis fails open (logged,
-    `counted=False`): refusing all traffic because the limiter is down would be worse. Never
-    waits on Redis longer than `REDIS_TIMEOUT_SECONDS`.
+    With Redis, each take is one call of the bucket's script, whatever the limit. A
+    configured but unreachable Redis fails open (logged, `counted=False`): refusing all
+    traffic because the limiter is down would be worse. Never waits on Redis longer than
+    `REDIS_TIMEOUT_SECONDS`.
     """
     global _redis_down_until
     rate = settings.JOBCOST_RATE_LIMIT_PER_SECOND if rate is None else rate
@@ -285,42 +156,15 @@ def take(
     if rate == 0 or burst == 0:
         return Decision(False, burst, rate, 0.0)
     cost = max(1, min(cost, burst))
-    if cost > 1:
-        return _take_weighted(bucket, rate, burst, cost)
-    if settings.REDIS_URL:
-        if _leases:
-            leased = _from_lease(bucket, rate, burst)
-            if leased is not None:
-                return leased
-        if time.monotonic() < _redis_down_until:
-            return Decision(True, burst, rate, float(burst), counted=False)
-        try:
-            size = lease_size(rate, burst)
-            granted, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst, size)
-            if granted > 1:
-                _keep_lease(bucket, rate, burst, granted - 1, float(tokens))
-            return Decision(granted >= 1, burst, rate, float(tokens) + max(0, granted - 1))
-        except (redis.RedisError, OSError) as exc:
-            _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
-            logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)
-            return Decision(True, burst, rate, float(burst), counted=False)
-    allowed, tokens = _take_local(bucket, rate, burst)
-    return Decision(allowed, burst, rate, tokens)
-
-
-def _take_weighted(bucket: str, rate: int, burst: int, cost: int) -> Decision:
-    """`take` of `cost` > 1 tokens, all or nothing, from the Redis bucket itself (or the
-    in-process one); fails open as `take` does."""
-    global _redis_down_until
-    if settings.REDIS_URL:
-        if time.monotonic() < _redis_down_until:
-            return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
-        try:
-            granted, tokens = _evalsha(f"jobcost:ratelimit:{bucket}", rate, burst, cost, "all")
-            return Decision(granted == cost, burst, rate, float(tokens), cost=cost)
-        except (redis.RedisError, OSError) as exc:
-            _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
-            logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)
-            return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
-    allowed, tokens = _take_local(bucket, rate, burst, cost)
-    return Decision(allowed, burst, rate, tokens, cost=cost)
+    if not settings.REDIS_URL:
+        allowed, tokens = _take_local(bucket, rate, burst, cost)
+        return Decision(allowed, burst, rate, tokens, cost=cost)
+    if time.monotonic() < _redis_down_until:
+        return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
+    try:
+        granted, tokens = _call(f"jobcost:ratelimit:{bucket}", rate, burst, cost)
+    except (redis.RedisError, OSError) as exc:
+        _redis_down_until = time.monotonic() + RATE_LIMIT_REDIS_BACKOFF_SECONDS
+        logger.warning("rate limiter unavailable, allowing requests uncounted: %r", exc)
+        return Decision(True, burst, rate, float(burst), counted=False, cost=cost)
+    return Decision(granted == cost, burst, rate, float(tokens), cost=cost)

@@ -1,5 +1,5 @@
-"""Object IDs (audit/ids.py, docs/conventions.md): the random bytes come from a buffer of the
-thread's own, refilled from `os.urandom`; these prove what the buffer must not change."""
+"""Object IDs (audit/ids.py, docs/conventions.md): drawn from `secrets`, in the same format
+everywhere, never repeated across threads or a fork."""
 
 import os
 import re
@@ -11,7 +11,7 @@ ID = re.compile(r"^inv_[A-Za-z0-9]{24}$")
 
 
 def test_ids_have_the_prefix_and_24_base62_characters_and_never_repeat():
-    ids = [new_id("inv") for _ in range(5_000)]  # past a buffer's 256 draws many times over
+    ids = [new_id("inv") for _ in range(5_000)]
     assert all(ID.match(value) for value in ids)
     assert len(set(ids)) == len(ids)
 
@@ -33,7 +33,7 @@ def test_threads_draw_different_ids():
 
 
 def test_a_forked_child_never_makes_the_ids_its_parent_makes_next():
-    new_id("inv")  # the parent's buffer is filled and partly used before the fork
+    new_id("inv")
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its next 300 IDs, then exit at once

@@ -13,6 +13,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audit.models import AuditEntry
+from bench.management.commands.bench_bounds import CODE_VALUE, big_project
 from jobcost.limits import (
     CHANGE_ORDER_LINES_MAX,
     INVOICE_LINES_MAX,
@@ -38,7 +39,6 @@ from tests.factories import (
     make_key,
 )
 from tests.shared import rows_for_the_module
-from webhooks.management.commands.bench_bounds import CODE_VALUE, big_project
 from webhooks.models import EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
 # Query counts are those of a request that reads its key (the first of a key in a second).

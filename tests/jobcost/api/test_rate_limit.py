@@ -4,7 +4,6 @@ set per account; RateLimit-* headers on every response, 429 `rate_limited` with 
 from __future__ import annotations
 
 import ipaddress
-import os
 import secrets
 import threading
 import time
@@ -14,11 +13,11 @@ from django.conf import settings
 from django.test import Client
 
 from jobcost.api import ratelimit
+from jobcost.redis_client import bounded_client
 from tests.conftest import Api, error_of
 from tests.factories import AccountFactory
 from tests.hung_server import ScriptsHungServer
 from tests.jobcost.api.conventions_support import row_counts
-from tests.waiting import until
 
 pytestmark = pytest.mark.redis
 
@@ -147,15 +146,11 @@ def test_a_null_account_limit_means_the_settings_default(account, make_api, sett
 
 
 @pytest.fixture
-def roomy_account(account, monkeypatch):
-    """An account limited to 10,000 requests/s with a burst of 100,000: one Redis call takes
-    a lease of 100 tokens (10 ms of its rate). Its leases last an hour here, so that what a
-    test reads does not depend on how fast the machine serves it (the bucket's key lives 11
-    s)."""
+def roomy_account(account):
+    """An account limited to 10,000 requests/s with a burst of 100,000."""
     account.rate_limit_per_second = 10_000
     account.rate_limit_burst = 100_000
     account.save()
-    monkeypatch.setattr(ratelimit, "LEASE_SECONDS", 3600.0)
     return account
 
 
@@ -172,42 +167,38 @@ def _hold_refill(account, tokens: str) -> None:
     client.hset(key, mapping={"tokens": tokens, "ts": str(seconds + 3600)})
 
 
-@pytest.mark.parametrize(
-    ("rate", "burst", "size"),
-    [(100, 200, 1), (199, 10_000, 1), (1_000, 2_000, 10), (10_000, 100, 5), (10**6, 10**6, 100)],
-)
-def test_a_lease_is_10_ms_of_the_rate_at_most_100_tokens_and_a_twentieth_of_the_burst(
-    rate, burst, size
-):
-    assert ratelimit.lease_size(rate, burst) == size
-
-
-def test_a_high_limit_takes_its_tokens_from_redis_in_leases(roomy_account, make_api):
-    """One script call takes 100 tokens from the full bucket; the process hands them to the
-    next requests itself, and the headers count down as if each had called Redis."""
+def test_a_high_limit_takes_one_token_from_redis_per_request(roomy_account, make_api):
+    """However high the limit, each request takes its one token from the Redis bucket itself:
+    the bucket holds one token fewer after each request, and the headers say what it holds.
+    (The bucket is held from refilling before each request: at 10,000 tokens/s it would
+    refill between them.)"""
     api = make_api(roomy_account)
-    responses = [api.get("/v1/owners") for _ in range(3)]
-    assert [r["RateLimit-Remaining"] for r in responses] == ["99999", "99998", "99997"]
-    # every response still carries the whole set: the limit, and the seconds to a full bucket
-    assert {(r["RateLimit-Limit"], r["RateLimit-Reset"]) for r in responses} == {("100000", "1")}
-    assert all("Retry-After" not in r for r in responses)
     client, key = _bucket(roomy_account)
-    assert client.hget(key, "tokens") == b"99900"
+    for held in (50, 40, 30):
+        _hold_refill(roomy_account, str(held))
+        response = api.get("/v1/owners")
+        assert response.status_code == 200
+        assert response["RateLimit-Remaining"] == str(held - 1)
+        assert response["RateLimit-Limit"] == "100000"
+        assert "Retry-After" not in response
+        assert client.hget(key, "tokens") == str(held - 1).encode()
 
 
-def test_a_lease_takes_no_more_than_the_bucket_holds(roomy_account, make_api):
-    """Three tokens left: the lease is three, the fourth request calls Redis again."""
-    _hold_refill(roomy_account, "3")
-    api = make_api(roomy_account)
-    remaining = [api.get("/v1/owners")["RateLimit-Remaining"] for _ in range(3)]
-    assert remaining == ["2", "1", "0"]
-    client, key = _bucket(roomy_account)
-    assert client.hget(key, "tokens") == b"0"  # one call took the three; none since
-    _hold_refill(roomy_account, "0")
-    response = api.get("/v1/owners")
-    assert response.status_code == 429
-    assert response["Retry-After"] == "1"
-    assert response["RateLimit-Remaining"] == "0"
+def test_every_take_is_one_script_call(roomy_account, monkeypatch):
+    """Fifty requests of a high-limit account are fifty calls of the bucket's script, one
+    token each: no process keeps a share of the bucket for itself."""
+    calls = []
+    call = ratelimit._call
+
+    def counted(*args):
+        reply = call(*args)
+        calls.append(reply[0])
+        return reply
+
+    monkeypatch.setattr(ratelimit, "_call", counted)
+    decisions = [ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000) for _ in range(50)]
+    assert calls == [1] * 50
+    assert all(decision.allowed and decision.counted for decision in decisions)
 
 
 def test_an_empty_bucket_refuses_a_high_limit_account(roomy_account, make_api):
@@ -219,82 +210,17 @@ def test_an_empty_bucket_refuses_a_high_limit_account(roomy_account, make_api):
     assert response["Retry-After"] == "1"
 
 
-def test_a_lease_is_dropped_when_the_limit_changes(roomy_account, make_api):
-    """A lease is for one rate and burst: a take under another limit drops it and calls
-    Redis, and so does the next take under the first limit."""
+def test_a_changed_limit_applies_at_the_next_request(roomy_account, make_api):
+    """The limit is read at each request: lowered, the next take counts against the new
+    burst, and raised again, against the old one, from what the bucket holds."""
     api = make_api(roomy_account)
-    assert api.get("/v1/owners")["RateLimit-Remaining"] == "99999"
+    _hold_refill(roomy_account, "50")
+    assert api.get("/v1/owners")["RateLimit-Remaining"] == "49"
     lowered = ratelimit.take(roomy_account.pk, rate=1, burst=3)
     assert (lowered.allowed, lowered.limit, lowered.tokens) == (True, 3, 2.0)
     _hold_refill(roomy_account, "50")
     again = ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000)
-    assert (again.allowed, again.tokens) == (True, 49.0)  # a new lease of 50, not the old 98
-
-
-def test_a_lease_is_dropped_a_second_after_it_was_taken(roomy_account, monkeypatch):
-    monkeypatch.setattr(ratelimit, "LEASE_SECONDS", 0.0)
-    _hold_refill(roomy_account, "50")
-    assert ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000).tokens == 49.0
-    _hold_refill(roomy_account, "20")
-    assert ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000).tokens == 19.0
-
-
-def test_threads_that_each_took_a_lease_keep_every_token(roomy_account, monkeypatch):
-    """Two threads that found no lease at once each take one from Redis; the process keeps
-    the tokens of both and hands each out once: as many requests are admitted as tokens
-    Redis gave."""
-    monkeypatch.setattr(ratelimit, "_leases", {})
-    grants = []
-    evalsha = ratelimit._evalsha
-
-    def counted(*args):
-        reply = evalsha(*args)
-        grants.append(reply[0])
-        return reply
-
-    monkeypatch.setattr(ratelimit, "_evalsha", counted)
-    decisions = []
-
-    def take():
-        decisions.append(ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000))
-
-    threads = [threading.Thread(target=take) for _ in range(2)]
-    with ratelimit._lease_lock:  # both reach Redis before either can keep its lease
-        for calls, (tokens, thread) in enumerate(zip(("30", "20"), threads, strict=True), 1):
-            _hold_refill(roomy_account, tokens)
-            thread.start()
-            until(lambda calls=calls: len(grants) == calls, what="the thread's script call")
-    for thread in threads:
-        thread.join(timeout=10)
-    assert grants == [30, 20]
-    while ratelimit._leases:
-        decisions.append(ratelimit.take(roomy_account.pk, rate=10_000, burst=100_000))
-    assert len(grants) == 2  # every token after the two calls came from the leases
-    assert len(decisions) == 50
-    assert all(decision.allowed for decision in decisions)
-
-
-def test_a_forked_child_has_no_leases_and_free_locks(roomy_account, make_api):
-    """A child forked while this process holds a lease, and while a thread holds the lease
-    table's lock, starts with no lease (it never spends its parent's tokens) and with locks it
-    can take."""
-    api = make_api(roomy_account)
-    assert api.get("/v1/owners")["RateLimit-Remaining"] == "99999"
-    assert roomy_account.pk in ratelimit._leases
-    read, write = os.pipe()
-    with ratelimit._lease_lock:
-        pid = os.fork()
-        if pid == 0:  # the child: report through the pipe and leave, running nothing else
-            free = ratelimit._lease_lock.acquire(timeout=2) and ratelimit._local_lock.acquire(
-                timeout=2
-            )
-            os.write(write, b"%d %d" % (len(ratelimit._leases), free))
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as reply:
-        assert reply.read() == b"0 1"
-    assert os.waitpid(pid, 0)[1] == 0
-    assert roomy_account.pk in ratelimit._leases  # the parent keeps its own
+    assert (again.allowed, again.tokens) == (True, 49.0)
 
 
 def _anonymous(remote_addr: str, forwarded_for: str):
@@ -351,16 +277,23 @@ def test_the_bucket_survives_a_redis_that_forgot_its_script(tight_account, make_
     _assert_limited(api.get("/v1/owners"))
 
 
+def _limiter_connection_id() -> int:
+    """The Redis client ID of the limiter's pooled connection: in one thread the pool holds
+    that one connection, and `CLIENT ID` is sent on it."""
+    client, _script = ratelimit._redis()
+    return client.client_id()
+
+
 def test_the_bucket_survives_redis_dropping_the_connection(tight_account, make_api):
-    """Redis closing the limiter's kept connection (`CLIENT KILL`) between two requests costs
-    nothing: the next request finds it closed before sending and counts on a new one."""
+    """Redis closing the limiter's pooled connection (`CLIENT KILL`) between two requests
+    costs nothing: the pool finds it closed before sending and the request counts on a new
+    one."""
     api = make_api(tight_account)
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
-    client, _script = ratelimit._redis()
-    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
-    assert client.client_kill(f"{host}:{port}")
+    dropped = _limiter_connection_id()
+    assert bounded_client().client_kill_filter(_id=dropped) == 1
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
-    assert ratelimit._thread.held[2]._sock.getsockname()[1] != port
+    assert _limiter_connection_id() != dropped
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "0"
 
 
@@ -371,17 +304,16 @@ def test_the_bucket_survives_a_restart_that_drops_both_connection_and_script(
     still counts."""
     api = make_api(tight_account)
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "2"
-    client, _script = ratelimit._redis()
-    host, port = ratelimit._thread.held[2]._sock.getsockname()[:2]
-    client.script_flush()
-    assert client.client_kill(f"{host}:{port}")
+    dropped = _limiter_connection_id()
+    other = bounded_client()
+    other.script_flush()
+    assert other.client_kill_filter(_id=dropped) == 1
     assert api.get("/v1/owners")["RateLimit-Remaining"] == "1"
 
 
 def test_every_thread_of_a_long_lived_process_is_counted():
-    """A server that starts a thread per request (runserver) gives each its own connection;
-    the limiter's connections are not the client pool's, so they never use it up (its
-    default bound is 100)."""
+    """A server that starts a thread per request (runserver): each request borrows a pooled
+    connection and gives it back, so 150 threads in turn are all counted."""
     bucket = f"test:threads:{secrets.token_hex(4)}"
     decisions = []
 

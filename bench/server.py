@@ -17,7 +17,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from jobcost.management.rss import cpu_seconds, descendants
+from bench.rss import cpu_seconds, descendants
 
 
 def free_port() -> int:

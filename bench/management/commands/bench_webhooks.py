@@ -45,14 +45,14 @@ from django.db import connection, transaction
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM
-from jobcost.management.rss import cpu_seconds
+from bench.receiver import Receiver, database_url
+from bench.rss import cpu_seconds
 from jobcost.models import Project
 from jobcost.services.api_keys import account_get_or_create
 from jobcost.services.parties import owner_create
 from jobcost.services.projects import project_create
 from webhooks import services, signing
 from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
-from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from webhooks.outbox import event_record
 from webhooks.transport import new_pool, new_ssl_context, post

@@ -43,8 +43,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audit.context import SYSTEM, acting_as
-from jobcost.management.bench_job import bench_job
-from jobcost.management.bench_server import balanced, gunicorn_server, worker_cpu_seconds
+from bench.job import bench_job
+from bench.server import balanced, gunicorn_server, worker_cpu_seconds
 from jobcost.models import Account, Invoice
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 
@@ -127,7 +127,7 @@ def _drive(cycles: list[Cycle], warmup: float, seconds: float) -> float:
     return time.monotonic() - measure_from
 
 
-# Runs at most, when the workers did not all serve (`bench_server.balanced`).
+# Runs at most, when the workers did not all serve (`bench.server.balanced`).
 RUN_TRIES = 5
 
 

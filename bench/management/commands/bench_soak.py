@@ -6,13 +6,14 @@ reads, writes and webhook deliveries for `--seconds`, does each process's reside
 within `--ceiling` per cent (5) of what it was after the warm-up?
 
 - **The processes**: gunicorn with `config/gunicorn.conf.py`, 2 workers × 4 threads (the
-  settings of this 2-core machine, `jobcost.management.bench_server`), and ONE Celery worker
+  settings of this 2-core machine, `bench.server`), and ONE Celery worker
   process as production runs its main worker (`--pool threads --concurrency 16`,
-  docs/operations/workers.md), here consuming all three queues (default, fast and slow lanes, so
-  that no delivery waits for a process the soak does not start), on private Redis queues. A loopback
-  HTTP receiver in this process answers every webhook 200 at once, and one webhook endpoint of the
-  account, subscribed to `*`, points at it: every write owes it deliveries, which the Celery worker
-sends while the load runs.
+  docs/operations/workers.md), here consuming all three queues (default, fast and slow
+  lanes, so that no delivery waits for a process the soak does not start), on private Redis
+  queues. A loopback
+  HTTP receiver in this process answers every webhook 200 at once, and one webhook endpoint of
+  the account, subscribed to `*`, points at it: every write owes it deliveries, which the
+  Celery worker sends while the load runs.
 - **The load**: `--readers` threads alternating `GET /v1/invoices?project=…&limit=100` (a full
   page: the project is seeded with `--seed-invoices` coded invoices, every other one approved)
   and `GET /v1/projects/<id>`; `--writers` threads taking invoices through create → code →
@@ -20,7 +21,7 @@ sends while the load runs.
   keep-alive connection; nothing is throttled.
 - **The measure**: every `--interval` seconds, the RSS (`VmRSS`) of the gunicorn master and
   its workers and of the Celery process and any children it has (none with a thread pool), by
-  `jobcost.management.rss`. The warm-up is the first `--warmup` seconds (default: 20 % of the
+  `bench.rss`. The warm-up is the first `--warmup` seconds (default: 20 % of the
   run, 120 s of the 10-minute soak): the time in which a process imports what its first
   requests and tasks need, fills its per-process caches (compiled output serializers, resolved
   annotations, a connection per thread) and grows its allocator's arenas to the load's working
@@ -60,15 +61,15 @@ from django.db import connection
 from django.test.utils import override_settings
 
 from audit.context import SYSTEM, acting_as
-from jobcost.management.bench_job import bench_job
-from jobcost.management.bench_server import gunicorn_server
-from jobcost.management.rss import Growth, Sampler, assess
+from bench.job import bench_job
+from bench.receiver import Receiver, database_url
+from bench.rss import Growth, Sampler, assess
+from bench.server import gunicorn_server
 from jobcost.models import Account, Commitment, CostCode, Project
 from jobcost.services.api_keys import account_get_or_create, api_key_create, api_key_revoke
 from jobcost.services.invoices import invoice_approve, invoice_create, invoice_update
 from webhooks import services
 from webhooks.lanes import PRODUCTION_WORKERS, worker_argv
-from webhooks.management.bench_receiver import Receiver, database_url
 from webhooks.models import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 
 ACCOUNT = "Bench Soak"

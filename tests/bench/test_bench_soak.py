@@ -15,7 +15,8 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from jobcost.management.rss import (
+from bench.management.commands.bench_soak import verdict
+from bench.rss import (
     Growth,
     Sampler,
     Series,
@@ -26,7 +27,6 @@ from jobcost.management.rss import (
 )
 from jobcost.models import ApiKey, Project
 from tests.waiting import until
-from webhooks.management.commands.bench_soak import verdict
 from webhooks.models import Event, WebhookDelivery, WebhookEndpoint
 
 

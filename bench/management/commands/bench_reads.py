@@ -3,7 +3,7 @@
 Throughput of two reads through the API served as production serves it — gunicorn with
 `config/gunicorn.conf.py`, 2 workers × 4 threads — each beside its ceiling measured in the
 same run: the same rows read with raw psycopg and `json.dumps` by a bare WSGI app
-(`jobcost.management.bench_ceiling`) under the same gunicorn config.
+(`bench.ceiling`) under the same gunicorn config.
 
     list      GET /v1/invoices?project=…&limit=100  (100 invoices, 3 lines each)
     retrieve  GET /v1/projects/<id>                 (with its rollups)
@@ -26,9 +26,9 @@ and p99 latency (ms) of the rounds, the body sizes, the API's ratio to its ceili
 rounds' lowest and highest, and how many runs were repeated. Needs PostgreSQL
 (`DATABASE_URL`) and Redis (`REDIS_URL`), as production does.
 
-The account's rate limit is 1,000,000 requests/s (so the benchmark is never refused), so its
-tokens come from the Redis bucket in leases (`jobcost.api.ratelimit.lease_size`, docs/decisions.md);
-the header says how large. An account at the default 100 requests/s calls Redis on every request.
+The account's rate limit is 1,000,000 requests/s (so the benchmark is never refused); every
+request still takes its token from the account's Redis bucket with one script call, as at any
+limit (docs/decisions.md, "One Redis call per request").
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from jobcost.api.ratelimit import lease_size
-from jobcost.management.bench_server import balanced, gunicorn_server, worker_cpu_seconds
+from bench.server import balanced, gunicorn_server, worker_cpu_seconds
 from jobcost.models import Account, Invoice, InvoiceLine, Project
 from jobcost.scope import Scope
 from jobcost.selectors import visible
@@ -68,7 +67,7 @@ LINES = 3
 CODES = 3
 LINE_AMOUNT = 1_000_00
 WARMUP_SECONDS = 2
-# Runs of a round at most, when its workers did not all serve (`bench_server.balanced`).
+# Runs of a round at most, when its workers did not all serve (`bench.server.balanced`).
 ROUND_TRIES = 5
 
 
@@ -116,7 +115,6 @@ class Command(BaseCommand):
         if wrk is None:
             raise CommandError("bench_reads drives the load with wrk: apt-get install wrk.")
         account, project = self._project()
-        self.lease = lease_size(account.rate_limit_per_second, account.rate_limit_burst)
         key, secret = api_key_create(account=account, role="viewer", name="bench-reads")
         try:
             self._run(project, key, secret, wrk, duration, rounds, connections, workers, threads)
@@ -143,7 +141,7 @@ class Command(BaseCommand):
             load = os.getloadavg()
             with (
                 gunicorn_server("config.wsgi:application", env) as api,
-                gunicorn_server("jobcost.management.bench_ceiling:application", env) as ceiling,
+                gunicorn_server("bench.ceiling:application", env) as ceiling,
             ):
                 # Each case: both servers warmed up, then the API and its ceiling in turns.
                 for name, path, ceiling_path in cases:
@@ -304,8 +302,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"\nbench_reads: gunicorn {workers} workers × {threads} threads, wrk {connections} "
             f"connections, {rounds} rounds of {duration} s per server and case, API and ceiling "
-            f"in turns; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; the "
-            f"account's rate-limit tokens in leases of {self.lease} (docs/decisions.md)\n"
+            f"in turns; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; one "
+            "rate-limit script call per request\n"
         )
         self.stdout.write(
             f"{'case':<10}{'server':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>8}"

@@ -1,6 +1,6 @@
 """The ceiling of `manage.py bench_reads`: a bare WSGI app serving the same rows from raw
 psycopg and `json.dumps`, run under the same gunicorn config as the API
-(`gunicorn -c config/gunicorn.conf.py jobcost.management.bench_ceiling:application`).
+(`gunicorn -c config/gunicorn.conf.py bench.ceiling:application`).
 
 It is used by the benchmark only (no production URL serves it) and imports neither Django nor
 the project: it reads `DATABASE_URL` and the JSON file named by `BENCH_READS_CEILING`, which
