@@ -7,14 +7,16 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+from importlib import import_module
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.test.testcases import QuietWSGIRequestHandler
 from pytest_django.plugin import validate_django_db
 
+from audit.models import AuditEntry
 from jobcost.api import authentication
 from tests import network
 from tests.factories import AccountFactory, make_key
@@ -81,10 +83,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_setup(item):
-    if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (set DATABASE_URL); SQLite cannot run this test")
-    if item.get_closest_marker("redis") and not settings.REDIS_URL:
-        pytest.skip("needs Redis (set REDIS_URL)")
+    """Skip a test marked `postgres` on SQLite and one marked `redis` without REDIS_URL. A
+    marker may say why (`pytest.mark.postgres(reason="…")`): the skip shows that reason."""
+    postgres = item.get_closest_marker("postgres")
+    if postgres and connection.vendor != "postgresql":
+        why = postgres.kwargs.get("reason", "SQLite cannot run this test")
+        pytest.skip(f"needs PostgreSQL (set DATABASE_URL): {why}")
+    redis = item.get_closest_marker("redis")
+    if redis and not settings.REDIS_URL:
+        why = redis.kwargs.get("reason", "the filesystem broker cannot run this test")
+        pytest.skip(f"needs Redis (set REDIS_URL): {why}")
 
 
 def pytest_unconfigure(config):
@@ -123,6 +131,33 @@ def django_db_setup(django_db_setup, django_db_blocker):
                 cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = 'off'")
             connection.close()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _sqlite_audit_emptied(request):
+    """On SQLite, a transactional test ends with the audit table already empty. The teardown
+    of such a test empties every table with `DELETE FROM`, which the audit table's
+    append-only trigger refuses there (audit migration 0002); on PostgreSQL the same teardown
+    truncates, which the test database allows (`django_db_setup`, above). So before it, in one
+    transaction, the trigger is dropped, the table emptied and the trigger made again: the
+    audit rows go, and the trigger every other test meets is the migration's own."""
+    if connection.vendor != "sqlite" or _django_order(request.node) != 1:
+        yield
+        return
+    request.getfixturevalue("transactional_db")  # torn down (the flush) after this fixture
+    yield
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER audit_entry_no_delete")
+        cursor.execute(f"DELETE FROM {AuditEntry._meta.db_table}")
+        cursor.execute(_SQLITE_NO_DELETE)
+
+
+# The SQLite trigger refusing DELETE of audit rows, as its migration made it.
+_SQLITE_NO_DELETE = next(
+    statement
+    for statement in import_module("audit.migrations.0002_append_only_triggers").SQLITE_UP
+    if "audit_entry_no_delete" in statement
+)
 
 
 @pytest.fixture(autouse=True)

@@ -33,7 +33,11 @@ def free_port() -> int:
 
 
 def database_url() -> str:
-    """The test database as a `DATABASE_URL` (call with database access unblocked)."""
+    """The test database as a `DATABASE_URL` (call with database access unblocked). Only a
+    PostgreSQL one: SQLite's test database lives in the test process's memory, out of a
+    server's reach, so tests using this are marked `postgres`."""
+    if connection.vendor != "postgresql":
+        raise RuntimeError("a server process cannot share SQLite's test database")
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"

@@ -145,7 +145,8 @@ def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:
     resolver = import_string(settings.WEBHOOKS_RESOLVER)
     if timeout is None or _is_literal(host):
         return resolver(host, port)
-    if not _lookup_slots.acquire(blocking=False):
+    slots = _lookup_slots  # the lookup's thread gives back the slot it took, from this one
+    if not slots.acquire(blocking=False):
         raise LookupTimedOut(
             f"The host '{host}' could not be looked up now: too many lookups are waiting."
         )
@@ -158,13 +159,13 @@ def resolve(host: str, port: int, *, timeout: float | None = None) -> list[str]:
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
         finally:
-            _lookup_slots.release()
+            slots.release()
             done.set()
 
     try:
         threading.Thread(target=look_up, name="webhook-lookup", daemon=True).start()
     except BaseException:
-        _lookup_slots.release()
+        slots.release()
         raise
     if not done.wait(max(0.0, timeout)):
         raise LookupTimedOut(f"The host '{host}' did not resolve within {timeout:g} s.")

@@ -171,6 +171,10 @@ def _socket_of(response: httpx.Response):
     return response.extensions["network_stream"].get_extra_info("socket").getsockname()
 
 
+@pytest.mark.postgres(
+    reason="gunicorn's worker reads the test's rows from a database of its own process; "
+    "SQLite's test database lives in this process's memory"
+)
 @pytest.mark.django_db(transaction=True)
 def test_head_answers_no_body_on_any_route_over_one_kept_alive_connection(walk, live_port):
     """A HEAD body was read by the client as the start of the next response ("illegal

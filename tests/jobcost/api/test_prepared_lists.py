@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from django.db import connection
 
 from jobcost.api import viewsets
 from jobcost.api.list_pages import selector_page
@@ -80,13 +81,21 @@ def _body(response) -> bytes | dict:
     return {name: value for name, value in error.items() if name != "request_id"}
 
 
+def _carries_a_datetime(filters, after_values, keys, **_) -> bool:
+    """Whether a page's reading holds a datetime value: a `created` filter's, or a cursor's
+    `created_at`."""
+    return any(isinstance(value, datetime.datetime) for *_, value in filters) or (
+        after_values is not None and "created_at" in keys
+    )
+
+
 def test_every_list_answers_as_the_orm_reads_it(apis, monkeypatch):
-    taken = []
+    taken = []  # (whether the prepared reading answered, whether it held a datetime value)
     page = viewsets.selector_page
 
-    def spy(*args, **kwargs):
-        rows = page(*args, **kwargs)
-        taken.append(rows is not None)
+    def spy(serializer_class, filterset_class, filters, scope, **kwargs):
+        rows = page(serializer_class, filterset_class, filters, scope, **kwargs)
+        taken.append((rows is not None, _carries_a_datetime(filters, **kwargs)))
         return rows
 
     monkeypatch.setattr(viewsets, "selector_page", spy)
@@ -107,7 +116,16 @@ def test_every_list_answers_as_the_orm_reads_it(apis, monkeypatch):
                 )
                 compared += 1
     assert compared > 60
-    assert taken.count(True) >= compared * 0.9  # the prepared reading answered almost all
+    if connection.vendor == "postgresql":
+        # The prepared reading answered almost all.
+        assert [answered for answered, _ in taken].count(True) >= compared * 0.9
+    else:
+        # SQLite's backend turns a datetime into text on its way to the SQL, so a reading
+        # holding one is never kept (jobcost/selectors/prepared.py): the ORM answered those,
+        # and the prepared reading almost all the rest.
+        assert {answered for answered, datetimes in taken if datetimes} == {False}
+        rest = [answered for answered, datetimes in taken if not datetimes]
+        assert rest.count(True) >= len(rest) * 0.9
 
 
 def _orm_only(api, path, params, monkeypatch):
@@ -161,6 +179,10 @@ def test_keys_of_two_accounts_and_two_restrictions_share_a_shape_and_see_only_th
     assert all(prepared._cache[shape] is not prepared._UNPREPARABLE for shape in shapes)
 
 
+@pytest.mark.postgres(
+    reason="on SQLite no datetime value is kept, aware or naive: its backend turns a datetime "
+    "into text on its way to the SQL (jobcost/selectors/prepared.py)"
+)
 def test_a_naive_timestamp_is_read_by_the_orm_not_a_kept_shape(shared_demo, db):
     """The ORM makes a naive datetime aware on its way to the SQL, which a kept statement
     would not do: such a value is never prepared."""
