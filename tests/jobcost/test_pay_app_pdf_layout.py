@@ -15,6 +15,7 @@ import pytest
 from jobcost.demo.loader import demo_job_load
 from jobcost.documents.pay_app_pdf import render_pay_app_pdf
 from jobcost.models import PayApp, Project
+from jobcost.serializers.pay_apps import G702_FIELDS
 from tests.conftest import Api
 from tests.factories import make_key
 from tests.jobcost.long_pay_app import NAME_LENGTH, long_pay_apps
@@ -191,25 +192,7 @@ def extreme_snapshot() -> dict:
         "contractor": {"name": long},
         "rows": rows,
         "totals": figures,
-        "g702": {
-            key: -big
-            for key in (
-                "original_contract_sum",
-                "net_change_by_change_orders",
-                "contract_sum_to_date",
-                "total_completed_and_stored",
-                "retainage_completed_work",
-                "retainage_stored_materials",
-                "total_retainage",
-                "total_earned_less_retainage",
-                "less_previous_certificates",
-                "current_payment_due",
-                "balance_to_finish_including_retainage",
-                "work_this_period",
-                "retainage_this_period",
-                "net_due_this_period",
-            )
-        },
+        "g702": dict.fromkeys(G702_FIELDS, -big),
         "change_orders": {
             "previous_additions": big,
             "previous_deductions": -big,
