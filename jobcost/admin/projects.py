@@ -151,6 +151,16 @@ def rollup_money(name: str, description: str, ordering: str | None = None):
     return column
 
 
+# The contract's fields, as the add and change pages both show them (what the G702 prints).
+CONTRACT_FIELDS = [
+    "contract_amount",
+    "currency",
+    "retainage_pct",
+    "contract_date",
+    "architect_name",
+]
+
+
 @admin.register(Project)
 class ProjectAdmin(ServiceAdmin):
     """Projects with their budget and live rollups; status moves are actions."""
@@ -168,33 +178,13 @@ class ProjectAdmin(ServiceAdmin):
     add_form, change_form = ProjectAddForm, ProjectChangeForm
     add_fieldsets = (
         (None, {"fields": ["account", "number", "name", "owner", "status"]}),
-        (
-            "Contract",
-            {
-                "fields": [
-                    "contract_amount",
-                    "currency",
-                    "retainage_pct",
-                    "contract_date",
-                    "architect_name",
-                ]
-            },
-        ),
+        ("Contract", {"fields": CONTRACT_FIELDS}),
     )
     change_fieldsets = (
         (None, {"fields": ["id", "account", "number", "name", "owner", "status"]}),
         (
             "Contract",
-            {
-                "fields": [
-                    "contract_amount",
-                    "currency",
-                    "retainage_pct",
-                    "contract_date",
-                    "architect_name",
-                    "approved_changes_display",
-                ]
-            },
+            {"fields": [*CONTRACT_FIELDS, "approved_changes_display"]},
         ),
         ("Figures to date", {"fields": ROLLUPS}),
         ("Timestamps", {"fields": TIMESTAMPS}),
